@@ -1,0 +1,71 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Strict settings shared by every Swift target: Swift 6 language mode (strict concurrency)
+/// and existential `any` spelled out.
+let strictSwift: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "userdebug",
+    products: [
+        .executable(name: "userdebug", targets: ["userdebug"]),
+        .library(name: "UserDebugKit", targets: ["UserDebugKit"]),
+        .library(name: "X11Clipboard", targets: ["X11Clipboard"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "CX11",
+            path: "Sources/CX11",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror=implicit-function-declaration"])],
+            linkerSettings: [
+                .linkedLibrary("xcb"),
+                .linkedLibrary("Xau"),
+                .linkedLibrary("Xdmcp"),
+            ]
+        ),
+        .target(
+            name: "UserDebugKit",
+            dependencies: ["CSQLite"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "X11Clipboard",
+            dependencies: ["CX11", "UserDebugKit"],
+            swiftSettings: strictSwift
+        ),
+        .target(
+            name: "UserDebugCLI",
+            dependencies: ["UserDebugKit", "X11Clipboard"],
+            swiftSettings: strictSwift
+        ),
+        .executableTarget(
+            name: "userdebug",
+            dependencies: ["UserDebugCLI"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "UserDebugKitTests",
+            dependencies: ["UserDebugKit"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "X11ClipboardTests",
+            dependencies: ["X11Clipboard", "UserDebugKit"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "UserDebugCLITests",
+            dependencies: ["UserDebugCLI", "UserDebugKit"],
+            swiftSettings: strictSwift
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,9 @@
+#ifndef USERDEBUG_CSQLITE_SHIM_H
+#define USERDEBUG_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+/* SQLITE_TRANSIENT is a macro over a cast that Swift cannot import; expose it as a function. */
+static inline sqlite3_destructor_type userdebug_sqlite_transient(void) {
+    return SQLITE_TRANSIENT;
+}
+#endif

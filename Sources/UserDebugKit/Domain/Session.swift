@@ -1,0 +1,38 @@
+public import FoundationEssentials
+
+/// A named login of the app under development: the user, the auth token, the backend it talks to.
+public struct Session: Sendable, Hashable {
+    /// The session's name (unique in a store), e.g. `staging` or `alice@prod`.
+    public var name: String
+    /// The logged-in user.
+    public var user: User
+    /// The auth token (a secret: never shown unless asked for).
+    public var token: String?
+    /// The backend's base URL.
+    public var baseURL: String?
+    /// The environment label, e.g. `staging`.
+    public var environment: String?
+    /// When the session was first recorded.
+    public var createdAt: Date
+    /// When the session was last changed.
+    public var updatedAt: Date
+
+    /// A session.
+    public init(
+        name: String,
+        user: User,
+        token: String? = nil,
+        baseURL: String? = nil,
+        environment: String? = nil,
+        createdAt: Date = Date(),
+        updatedAt: Date? = nil
+    ) {
+        self.name = name
+        self.user = user
+        self.token = token
+        self.baseURL = baseURL
+        self.environment = environment
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt ?? createdAt
+    }
+}

@@ -1,0 +1,329 @@
+/// Why a JSON text was refused, and where.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// 1-based line of the offending byte.
+    public var line: Int
+    /// 1-based column (in bytes) of the offending byte.
+    public var column: Int
+    /// 0-based byte offset.
+    public var offset: Int
+    /// What is wrong there.
+    public var reason: String
+
+    /// "line L, column C: reason".
+    public var description: String { "line \(line), column \(column): \(reason)" }
+}
+
+/// A strict RFC 8259 parser over UTF-8 bytes that keeps numbers' literal text and members' order,
+/// rejects duplicate keys, invalid UTF-8 and nesting deeper than `maxDepth`, and reports the line
+/// and column of the first problem. A leading UTF-8 byte order mark is skipped.
+public struct JSONParser: Sendable {
+    /// Deepest array/object nesting accepted; deeper input is refused rather than recursed into.
+    public var maxDepth: Int
+
+    /// A parser with the given depth limit.
+    public init(maxDepth: Int = 256) {
+        self.maxDepth = maxDepth
+    }
+
+    /// Parses one JSON value that must fill `bytes` (surrounding whitespace allowed).
+    public func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) -> JSONValue in
+            var cursor = Cursor(bytes: buffer, maxDepth: maxDepth)
+            if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
+                cursor.index = 3
+            }
+            cursor.skipWhitespace()
+            if cursor.atEnd { throw cursor.error("the input is empty; expected a JSON value") }
+            let value = try cursor.parseValue(depth: 0)
+            cursor.skipWhitespace()
+            if !cursor.atEnd { throw cursor.error("unexpected \(cursor.describeCurrent()) after the JSON value") }
+            return value
+        }
+    }
+
+    /// Parses the UTF-8 of `text`.
+    public func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+}
+
+private struct Cursor {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maxDepth: Int
+    var index = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    var atEnd: Bool { index >= bytes.count }
+
+    func error(_ reason: String, at position: Int? = nil) -> JSONParseError {
+        let position = min(position ?? index, bytes.count)
+        var line = 1
+        var lineStart = 0
+        var i = 0
+        while i < position {
+            if bytes[i] == 0x0A {
+                line += 1
+                lineStart = i + 1
+            }
+            i += 1
+        }
+        return JSONParseError(line: line, column: position - lineStart + 1, offset: position, reason: reason)
+    }
+
+    func describeCurrent() -> String {
+        guard !atEnd else { return "end of input" }
+        let byte = bytes[index]
+        if byte >= 0x21 && byte < 0x7F { return "character '\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x\(String(byte, radix: 16, uppercase: true))"
+    }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard !atEnd else { throw error("unexpected end of input; expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error("unexpected \(describeCurrent()); expected a value")
+        }
+    }
+
+    mutating func expectLiteral(_ word: StaticString) throws(JSONParseError) {
+        let start = index
+        let utf8 = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        for expected in utf8 {
+            guard index < bytes.count, bytes[index] == expected else {
+                throw error("invalid literal; expected '\(word)'", at: start)
+            }
+            index += 1
+        }
+    }
+
+    mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+        if depth > maxDepth { throw error("nesting deeper than \(maxDepth) levels") }
+        index += 1
+        var members: [JSONObject.Member] = []
+        var seen = Set<String>()
+        skipWhitespace()
+        if !atEnd && bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(JSONObject(members))
+        }
+        while true {
+            skipWhitespace()
+            guard !atEnd else { throw error("unexpected end of input inside an object") }
+            guard bytes[index] == UInt8(ascii: "\"") else {
+                throw error("unexpected \(describeCurrent()); expected a member name in double quotes")
+            }
+            let keyStart = index
+            let key = try parseString()
+            if !seen.insert(key).inserted { throw error("duplicate key \"\(key)\"", at: keyStart) }
+            skipWhitespace()
+            guard !atEnd, bytes[index] == UInt8(ascii: ":") else {
+                throw error("unexpected \(describeCurrent()); expected ':' after a member name")
+            }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue(depth: depth)
+            members.append(JSONObject.Member(key: key, value: value))
+            skipWhitespace()
+            guard !atEnd else { throw error("unexpected end of input inside an object") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(JSONObject(members))
+            }
+            throw error("unexpected \(describeCurrent()); expected ',' or '}'")
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
+        if depth > maxDepth { throw error("nesting deeper than \(maxDepth) levels") }
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if !atEnd && bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard !atEnd else { throw error("unexpected end of input inside an array") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
+            throw error("unexpected \(describeCurrent()); expected ',' or ']'")
+        }
+    }
+
+    mutating func parseNumber() throws(JSONParseError) -> String {
+        let start = index
+        func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number: expected a digit") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw error("invalid number: leading zero") }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw error("invalid number: expected a digit after '.'")
+            }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw error("invalid number: expected a digit in the exponent")
+            }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    }
+
+    mutating func parseString() throws(JSONParseError) -> String {
+        let open = index
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        func flushRun(_ end: Int, into scalars: inout String.UnicodeScalarView) {
+            if end > runStart {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<end]), as: UTF8.self)
+                scalars.append(contentsOf: text.unicodeScalars)
+            }
+        }
+        while true {
+            guard index < bytes.count else { throw error("unterminated string", at: open) }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                flushRun(index, into: &scalars)
+                index += 1
+                return String(scalars)
+            }
+            if byte == UInt8(ascii: "\\") {
+                flushRun(index, into: &scalars)
+                scalars.append(try parseEscape())
+                runStart = index
+                continue
+            }
+            if byte < 0x20 { throw error("control character 0x\(String(byte, radix: 16)) inside a string; it must be escaped") }
+            if byte < 0x80 {
+                index += 1
+                continue
+            }
+            try skipUTF8Sequence()
+        }
+    }
+
+    /// Validates one multi-byte UTF-8 sequence at `index` (no overlongs, no surrogates, ≤ U+10FFFF).
+    mutating func skipUTF8Sequence() throws(JSONParseError) {
+        let lead = bytes[index]
+        let length: Int
+        var lower: UInt8 = 0x80
+        var upper: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; lower = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; upper = 0x9F
+        case 0xF0: length = 4; lower = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; upper = 0x8F
+        default: throw error("invalid UTF-8 byte 0x\(String(lead, radix: 16, uppercase: true))")
+        }
+        guard index + length <= bytes.count else { throw error("truncated UTF-8 sequence") }
+        for offset in 1..<length {
+            let byte = bytes[index + offset]
+            let (lo, hi) = offset == 1 ? (lower, upper) : (UInt8(0x80), UInt8(0xBF))
+            guard byte >= lo && byte <= hi else {
+                throw error("invalid UTF-8 sequence starting with byte 0x\(String(lead, radix: 16, uppercase: true))")
+            }
+        }
+        index += length
+    }
+
+    mutating func parseEscape() throws(JSONParseError) -> Unicode.Scalar {
+        index += 1
+        guard index < bytes.count else { throw error("unterminated escape sequence") }
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""): return "\""
+        case UInt8(ascii: "\\"): return "\\"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let first = try parseHex4()
+            if (0xD800...0xDBFF).contains(first) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else { throw error("unpaired high surrogate \\u\(String(first, radix: 16))") }
+                index += 2
+                let second = try parseHex4()
+                guard (0xDC00...0xDFFF).contains(second) else {
+                    throw error("high surrogate not followed by a low surrogate")
+                }
+                let value = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                return Unicode.Scalar(value)!
+            }
+            if (0xDC00...0xDFFF).contains(first) { throw error("unpaired low surrogate \\u\(String(first, radix: 16))") }
+            return Unicode.Scalar(first)!
+        default:
+            index -= 1
+            throw error("invalid escape '\\\(describeCurrent())'")
+        }
+    }
+
+    mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("truncated \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - 0x30)
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - 0x61 + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - 0x41 + 10)
+            default: throw error("invalid hex digit in \\u escape")
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+}
