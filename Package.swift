@@ -51,6 +51,11 @@ let package = Package(
             dependencies: ["UserDebugCLI"],
             swiftSettings: strictSwift
         ),
+        .executableTarget(
+            name: "userdebug-bench",
+            dependencies: ["UserDebugKit"],
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "UserDebugKitTests",
             dependencies: ["UserDebugKit"],

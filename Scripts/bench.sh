@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Benchmarks (not tests: nothing here asserts a time). Builds the fully static release binary and
+# prints each figure with the command that produced it; BENCHMARKS.md records the results.
+#   Scripts/bench.sh            everything
+#   Scripts/bench.sh startup    copy-id --to stdout beside /bin/true and printf
+#   Scripts/bench.sh store      print-response last at 10 vs 1,000,000 responses; library record rate
+#   Scripts/bench.sh clipboard  copy latency vs xclip/xsel, stale reads, 128 MiB throughput (own Xvfb)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+Scripts/deps.sh --bench
+what=${1:-all}
+runs=${RUNS:-200}
+
+swift build -c release -Xswiftc -static-executable >/dev/null 2>&1 || swift build -c release -Xswiftc -static-executable
+bin=$(swift build -c release -Xswiftc -static-executable --show-bin-path)
+ud=$bin/userdebug
+work=$(mktemp -d /tmp/userdebug-bench.XXXXXX)
+xvfb_pid=
+cleanup() {
+  [[ -n "$xvfb_pid" ]] && kill "$xvfb_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "# userdebug benchmarks — $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(uname -r)"
+echo "# binary: $(file -b "$ud" | cut -d, -f1-4), $(stat -c %s "$ud") bytes"
+
+home_with() { # home_with DIR COUNT: a home with the sample session and COUNT responses
+  local dir=$1 count=$2
+  mkdir -p "$dir"
+  USERDEBUG_HOME=$dir "$ud" session import config/sample-session.json --name bench -q
+  "$bin/userdebug-bench" fill "$dir/data/userdebug.sqlite3" "$count" >/dev/null
+  USERDEBUG_HOME=$dir "$ud" session use bench -q
+}
+
+if [[ $what == all || $what == startup ]]; then
+  echo; echo "## startup: copy-id --to stdout (whole process, static build)"
+  mkdir -p "$work/small"
+  USERDEBUG_HOME=$work/small "$ud" session import config/sample-session.json -q
+  USERDEBUG_HOME=$work/small hyperfine -N --warmup 20 --runs "$runs" --style basic \
+    --export-markdown "$work/startup.md" \
+    -n '/bin/true' '/bin/true' \
+    -n 'printf usr_8f14e45f' '/usr/bin/printf usr_8f14e45f' \
+    -n 'userdebug copy-id --to stdout' "$ud copy-id --to stdout"
+  cat "$work/startup.md"
+fi
+
+if [[ $what == all || $what == store ]]; then
+  echo; echo "## store: print-response last with 10 vs 1,000,000 stored responses"
+  home_with "$work/ten" 10
+  home_with "$work/million" 1000000
+  hyperfine -N --warmup 10 --runs "$runs" --style basic --export-markdown "$work/store.md" \
+    -n '10 responses' "env USERDEBUG_HOME=$work/ten $ud print-response last --to stdout" \
+    -n '1,000,000 responses' "env USERDEBUG_HOME=$work/million $ud print-response last --to stdout"
+  cat "$work/store.md"
+  echo; echo "## store: library record rate (1 KiB bodies, one response per transaction)"
+  rm -f "$work/rate.sqlite3"*
+  "$bin/userdebug-bench" record "$work/rate.sqlite3" 20000 1024
+fi
+
+if [[ $what == all || $what == clipboard ]]; then
+  echo; echo "## clipboard (own Xvfb)"
+  exec 3>"$work/display"
+  Xvfb -displayfd 3 -noreset -nolisten tcp >/dev/null 2>&1 &
+  xvfb_pid=$!
+  exec 3>&-
+  for _ in $(seq 100); do [[ -s "$work/display" ]] && break; sleep 0.05; done
+  export DISPLAY=":$(head -1 "$work/display")"
+  mkdir -p "$work/clip"
+  USERDEBUG_HOME=$work/clip "$ud" session import config/sample-session.json -q
+  echo "DISPLAY=$DISPLAY"
+  echo; echo "### copy latency (returns once the selection is owned)"
+  USERDEBUG_HOME=$work/clip hyperfine -N --warmup 10 --runs "$runs" --style basic --export-markdown "$work/copy.md" \
+    -n 'userdebug copy-id --to clipboard' "$ud copy-id --to clipboard -q" \
+    -n 'printf ID | xclip -selection clipboard' "sh -c 'printf usr_8f14e45f | xclip -selection clipboard'" \
+    -n 'printf ID | xsel -ib' "sh -c 'printf usr_8f14e45f | xsel -ib'" \
+    -n 'printf ID | userdebug copy' "sh -c 'printf usr_8f14e45f | $ud copy -q'"
+  cat "$work/copy.md"
+  echo; echo "### stale reads: 100 rounds of copy then paste by xclip -o"
+  for tool in userdebug xsel xclip; do
+    stale=0
+    for i in $(seq 100); do
+      case $tool in
+        userdebug) printf "round-$i" | "$ud" copy -q ;;
+        xsel) printf "round-$i" | xsel -ib ;;
+        xclip) printf "round-$i" | xclip -selection clipboard ;;
+      esac
+      got=$(timeout 5 xclip -o -selection clipboard 2>/dev/null || true)
+      [[ "$got" == "round-$i" ]] || stale=$((stale + 1))
+    done
+    echo "$tool: $stale stale of 100"
+  done
+  echo; echo "### throughput: xclip -o reading 128 MiB"
+  head -c $((128 * 1024 * 1024)) /dev/urandom | base64 -w 0 | head -c $((128 * 1024 * 1024)) > "$work/big"
+  hyperfine -N --warmup 1 --runs 5 --style basic --export-markdown "$work/throughput.md" \
+    --prepare "sh -c '$ud copy -q < $work/big'" -n 'from userdebug' "sh -c 'xclip -o -selection clipboard > /dev/null'" \
+    --prepare "sh -c 'xclip -selection clipboard < $work/big'" -n 'from xclip' "sh -c 'xclip -o -selection clipboard > /dev/null'"
+  cat "$work/throughput.md"
+  echo; echo "### owner peak memory serving 128 MiB (VmHWM of the background owner)"
+  "$ud" copy -q < "$work/big"
+  sleep 0.5
+  xclip -o -selection clipboard >/dev/null
+  owner=$(pgrep -n -f "$ud" || true)
+  [[ -n "$owner" ]] && grep VmHWM "/proc/$owner/status" || echo "owner not found"
+fi

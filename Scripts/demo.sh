@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The main job, on the sample session in config/: builds the release binary, records the sample
+# session and responses in a throwaway home, and runs the three debug actions. copy-id goes to the
+# clipboard when a display answers (and this is a terminal), else to stdout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+Scripts/deps.sh
+swift build -c release -Xswiftc -static-executable 2>&1 | grep -E "error|warning: [^U]" || true
+bin=$(swift build -c release -Xswiftc -static-executable --show-bin-path)/userdebug
+home=$(mktemp -d /tmp/userdebug-demo.XXXXXX)
+trap 'rm -rf "$home"' EXIT
+export USERDEBUG_HOME="$home"
+
+step() { printf '\n\033[1m$ %s\033[0m\n' "$*" >&2; }
+
+step "userdebug session import config/sample-session.json"
+"$bin" session import config/sample-session.json
+step "userdebug response record config/sample-responses.json"
+"$bin" response record config/sample-responses.json >/dev/null
+
+step "userdebug copy-id"
+"$bin" copy-id
+step "userdebug dump-json"
+"$bin" dump-json --to stdout
+step "userdebug print-response --tag login"
+"$bin" print-response --tag login --to stdout
+step "userdebug print-response --status 4xx --full"
+"$bin" print-response --status 4xx --full --to stdout
+step "userdebug response list"
+"$bin" response list --json

@@ -1,0 +1,85 @@
+import UserDebugKit
+
+/// The debug actions: `copy-id`, `dump-json`, `print-response`, `copy-token`.
+enum ActionCommands {
+    static let all: [CommandSpec] = [copyID, dumpJSON, printResponse, copyToken]
+
+    static let outputOptions: [OptionSpec] = [OutputTarget.option, OutputTarget.lifetimeOption]
+
+    static let copyID = CommandSpec(
+        path: ["copy-id"],
+        summary: "Copy the current user's identifier (to the clipboard, or stdout when piped).",
+        usage: "copy-id [--session NAME] [--to TARGET]",
+        discussion: """
+            Bind it to a hotkey: with stdout not a pipe, the identifier goes to the CLIPBOARD when a
+            display answers, else to stdout with a notice on stderr. Piped, it prints the identifier.
+            Example: curl -s "$API/admin/users/$(userdebug copy-id)"
+            """,
+        options: outputOptions,
+        maxPositionals: 0
+    ) { invocation in
+        try OutputRouter(invocation: invocation).deliver(BuiltinPayloads.identifier(of: try invocation.session()))
+    }
+
+    static let dumpJSON = CommandSpec(
+        path: ["dump-json"],
+        summary: "Dump the current user as JSON (secret-looking fields redacted unless --reveal).",
+        usage: "dump-json [--session NAME] [--to TARGET] [--reveal]",
+        discussion: """
+            The user object: identifier, name, then every other field in key order, values exactly as
+            recorded. Example: userdebug dump-json | jq -r .email
+            """,
+        options: outputOptions,
+        maxPositionals: 0
+    ) { invocation in
+        let session = try invocation.session()
+        let payload = BuiltinPayloads.userJSON(of: session, redactor: try invocation.redactor(for: session))
+        try OutputRouter(invocation: invocation).deliver(payload)
+    }
+
+    static let printResponse = CommandSpec(
+        path: ["print-response"],
+        summary: "Print a recorded backend response (the last by default).",
+        usage: "print-response [last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--body|--headers|--full|--json] [--to TARGET]",
+        discussion: """
+            Selects the newest response of the session matching the filters (or the one with ID) and
+            prints its body (default), its status and headers, the whole exchange, or the record as
+            JSON. Authorization, cookies and tokens are redacted unless --reveal.
+            Example: userdebug print-response --tag login | jq .user
+            """,
+        options: ResponseSelection.filterOptions + outputOptions + [
+            .flag("body", "The response body (default)."),
+            .flag("headers", "The status line and the response headers."),
+            .flag("full", "Request and response, headers and bodies."),
+            .flag("json", "The whole record as JSON."),
+        ],
+        maxPositionals: 1
+    ) { invocation in
+        let parts = BuiltinPayloads.ResponsePart.allCases.filter { invocation.arguments.has($0.rawValue) }
+        guard parts.count <= 1 else {
+            throw CommandError(.usage, "give at most one of --body, --headers, --full, --json")
+        }
+        let (response, session) = try ResponseSelection.single(invocation)
+        let payload = BuiltinPayloads.response(response, part: parts.first ?? .body, redactor: try invocation.redactor(for: session))
+        try OutputRouter(invocation: invocation).deliver(payload)
+    }
+
+    static let copyToken = CommandSpec(
+        path: ["copy-token"],
+        summary: "Copy the session's auth token (a secret: marked for clipboard managers, cleared after a timeout).",
+        usage: "copy-token [--session NAME] [--to TARGET]",
+        discussion: """
+            The token is offered with x-kde-passwordManagerHint=secret so clipboard managers do not
+            record it, and the selection is cleared after clipboard.secretClearSeconds (default 30)
+            if we still own it. Example: curl -H "Authorization: Bearer $(userdebug copy-token)" "$API/me"
+            """,
+        options: outputOptions,
+        maxPositionals: 0
+    ) { invocation in
+        let session = try invocation.session()
+        guard let payload = BuiltinPayloads.token(of: session) else {
+            throw CommandError(.noInput, "session '\(session.name)' has no token")
+        }
+        try OutputRouter(invocation: invocation).deliver(payload)
+    }
+}

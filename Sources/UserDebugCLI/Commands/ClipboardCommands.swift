@@ -1,0 +1,73 @@
+import UserDebugKit
+
+/// `userdebug copy` and `userdebug paste`: the clipboard owner and reader on their own, so
+/// userdebug can stand in for xclip/xsel in scripts.
+enum ClipboardCommands {
+    static let all: [CommandSpec] = [copy, paste]
+
+    static let selectionOption = OptionSpec.value("selection", "NAME", "clipboard (default) or primary.")
+
+    static func selection(_ invocation: Invocation) throws -> SelectionName {
+        let text = invocation.arguments.value("selection") ?? "clipboard"
+        guard let selection = SelectionName(rawValue: text) else {
+            throw CommandError(.usage, "unknown --selection '\(text)'; expected clipboard or primary")
+        }
+        return selection
+    }
+
+    static let copy = CommandSpec(
+        path: ["copy"],
+        summary: "Put standard input on the clipboard (binary-safe), served in the background.",
+        usage: "copy [--selection clipboard|primary] [--secret] [--json] [--lifetime SECONDS]",
+        discussion: """
+            Returns as soon as the selection is owned and confirmed; a background owner serves it
+            until another client takes it. --secret marks it for clipboard managers and clears it
+            after clipboard.secretClearSeconds. Example: jq .token login.json | userdebug copy --secret
+            """,
+        options: [
+            selectionOption, OutputTarget.lifetimeOption,
+            .flag("secret", "Mark as a secret (not recorded by clipboard managers; cleared after a timeout)."),
+            .flag("json", "Also offer the content as application/json."),
+        ],
+        maxPositionals: 0
+    ) { invocation in
+        let (bytes, _) = try InputReader.read("-", limit: 1 << 31)
+        let kind: Payload.Kind = invocation.arguments.has("json") ? .json : (String(validating: bytes, as: UTF8.self) == nil ? .binary : .text)
+        let payload = Payload(bytes: bytes, kind: kind, isSecret: invocation.arguments.has("secret"))
+        let config = try invocation.config()
+        var options = CopyOptions(
+            selection: try selection(invocation),
+            clearSecretAfter: config.clipboard.secretClearSeconds,
+            lifetime: config.clipboard.lifetimeSeconds,
+            connectTimeout: config.clipboard.connectTimeoutSeconds,
+            transferTimeout: config.clipboard.transferTimeoutSeconds)
+        if let lifetime = invocation.arguments.value("lifetime") {
+            guard let seconds = Double(lifetime), seconds > 0 else {
+                throw CommandError(.usage, "--lifetime needs a positive number of seconds, got '\(lifetime)'")
+            }
+            options.lifetime = seconds
+        }
+        try invocation.clipboardFactory(invocation.environment["DISPLAY"]).copy(payload, options: options)
+    }
+
+    static let paste = CommandSpec(
+        path: ["paste"],
+        summary: "Print the clipboard's content (binary-safe, with a timeout).",
+        usage: "paste [--selection clipboard|primary] [--target TARGET] [--timeout SECONDS]",
+        discussion: "Example: userdebug paste --target TARGETS",
+        options: [
+            selectionOption,
+            .value("target", "TARGET", "The target to ask for (default UTF8_STRING)."),
+            .value("timeout", "SECONDS", "Give up after this long (default 5)."),
+        ],
+        maxPositionals: 0
+    ) { invocation in
+        let timeoutText = invocation.arguments.value("timeout") ?? "5"
+        guard let timeout = Double(timeoutText), timeout > 0 else {
+            throw CommandError(.usage, "--timeout needs a positive number of seconds, got '\(timeoutText)'")
+        }
+        let bytes = try invocation.clipboardFactory(invocation.environment["DISPLAY"]).paste(
+            selection: try selection(invocation), target: invocation.arguments.value("target") ?? "UTF8_STRING", timeout: timeout)
+        try writeAll(bytes, to: 1, name: "standard output")
+    }
+}

@@ -1,0 +1,168 @@
+import UserDebugKit
+
+/// `userdebug response …`: record captured backend responses and list them.
+enum ResponseCommands {
+    static let all: [CommandSpec] = [recordCommand, listCommand]
+
+    static let recordCommand = CommandSpec(
+        path: ["response", "record"],
+        summary: "Record a backend response (a JSON document, an array of them, or a HAR entry).",
+        usage: "response record [FILE|-] [--session NAME] [--tag TAG]…",
+        discussion: """
+            The document is {"request": {"method", "url", "headers", "body"}, "response": {"status",
+            "headers", "body"}, "tags", "startedAt", "durationMs"}; bodies are UTF-8 text or
+            {"base64": "…"}. An array records every element in one transaction, or none.
+            Prints the new ids, one per line.
+            Example: userdebug response record login.json --tag login
+            """,
+        options: [.value("tag", "TAG", repeatable: true, "Add a tag to every recorded response.")],
+        maxPositionals: 1
+    ) { invocation in
+        let (value, source) = try InputReader.readJSON(invocation.arguments.positionals.first)
+        let documents: [(JSONValue, String)]
+        if case .array(let elements) = value {
+            guard !elements.isEmpty else { throw CommandError(.dataError, "\(source): the array is empty; nothing to record") }
+            documents = elements.enumerated().map { ($0.element, "[\($0.offset)]") }
+        } else {
+            documents = [(value, "")]
+        }
+        var responses: [BackendResponse] = []
+        for (document, prefix) in documents {
+            do {
+                var response = try ResponseDocument.decode(document)
+                for tag in invocation.arguments.all("tag") where !response.tags.contains(tag) { response.tags.append(tag) }
+                responses.append(response)
+            } catch let error as DocumentError {
+                throw CommandError(.dataError, "\(source)\(prefix.isEmpty ? "" : " element \(prefix)"): \(error.description)")
+            }
+        }
+        let ids = try invocation.storeForWriting().record(responses, session: invocation.arguments.value("session"))
+        try writeAll(Array(ids.map { "\($0)\n" }.joined().utf8), to: 1, name: "standard output")
+    }
+
+    static let listCommand = CommandSpec(
+        path: ["response", "list"],
+        summary: "List recorded responses, newest first (JSON lines when piped, a table on a terminal).",
+        usage: "response list [--limit N] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--all-sessions] [--json]",
+        discussion: """
+            One record per line: {"id", "session", "startedAt", "durationMs", "method", "url", "status",
+            "tags", "requestBytes", "responseBytes"}; URLs are redacted unless --reveal.
+            Example: userdebug response list --status 5xx | jq -r .url
+            """,
+        options: ResponseSelection.filterOptions + [
+            .value("limit", "N", "At most N responses (default 50; 0 for all)."),
+            .flag("all-sessions", "Responses of every session, not only the current one."),
+            .flag("json", "JSON lines even on a terminal."),
+        ],
+        maxPositionals: 0
+    ) { invocation in
+        var query = try ResponseSelection.query(invocation)
+        query.includeBodies = false
+        let limitText = invocation.arguments.value("limit") ?? "50"
+        guard let limit = Int(limitText), limit >= 0 else {
+            throw CommandError(.usage, "--limit needs a whole number ≥ 0, got '\(limitText)'")
+        }
+        query.limit = limit == 0 ? nil : limit
+        let store = try invocation.storeForReading()
+        let responses = try store.responses(query)
+        let sessionForSecrets = try? invocation.session()
+        let redactor = try invocation.redactor(for: sessionForSecrets)
+        if invocation.stdoutKind == .terminal && !invocation.arguments.has("json") {
+            var rows = [["ID", "STATUS", "METHOD", "URL", "MS", "TAGS"]]
+            for response in responses {
+                let url = redactor?.redactURL(response.request.url) ?? response.request.url
+                rows.append([
+                    "\(response.id ?? 0)", "\(response.status)", response.request.method, url,
+                    response.durationMs.map { formatNumber($0) } ?? "", response.tags.joined(separator: ","),
+                ])
+            }
+            try writeTable(rows)
+            return
+        }
+        var out: [UInt8] = []
+        for response in responses {
+            let url = redactor?.redactURL(response.request.url) ?? response.request.url
+            var members: [JSONObject.Member] = [
+                .init(key: "id", value: .number("\(response.id ?? 0)")),
+                .init(key: "session", value: response.sessionName.map { .string($0) } ?? .null),
+                .init(key: "startedAt", value: response.startedAt.map { .string(ISO8601.format($0)) } ?? .null),
+                .init(key: "durationMs", value: response.durationMs.map { .number(formatNumber($0)) } ?? .null),
+                .init(key: "method", value: .string(response.request.method)),
+                .init(key: "url", value: .string(url)),
+                .init(key: "status", value: .number("\(response.status)")),
+                .init(key: "tags", value: .array(response.tags.map { .string($0) })),
+            ]
+            members.append(.init(key: "responseBytes", value: .number("\(response.body.count)")))
+            out += JSONWriter().bytes(.object(JSONObject(members)))
+            out.append(UInt8(ascii: "\n"))
+        }
+        try writeAll(out, to: 1, name: "standard output")
+    }
+}
+
+/// Formats a double without a trailing ".0" and without Foundation's String(format:).
+func formatNumber(_ value: Double) -> String {
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    return String(value)
+}
+
+/// Which recorded response(s) a command means: `last`, an id, `--tag`, `--path`, `--status`.
+enum ResponseSelection {
+    static let filterOptions: [OptionSpec] = [
+        .value("tag", "TAG", "Only responses with this tag (e.g. login)."),
+        .value("path", "SUBSTRING", "Only responses whose URL contains this."),
+        .value("status", "CODE", "Only responses with this status (404) or class (4xx)."),
+    ]
+
+    static func query(_ invocation: Invocation) throws -> ResponseQuery {
+        let arguments = invocation.arguments
+        var query = ResponseQuery()
+        if !arguments.has("all-sessions") {
+            query.session = try invocation.session().name
+        }
+        query.tag = arguments.value("tag")
+        query.pathContains = arguments.value("path")
+        if let status = arguments.value("status") {
+            let lower = status.lowercased()
+            if lower.count == 3, lower.hasSuffix("xx"), let digit = Int(String(lower.first!)), (1...5).contains(digit) {
+                query.statusClass = digit
+            } else if let code = Int(status), (100...599).contains(code) {
+                query.status = code
+            } else {
+                throw CommandError(.usage, "--status needs a code 100–599 or a class like 4xx, got '\(status)'")
+            }
+        }
+        return query
+    }
+
+    /// The one response a command acts on: positional `last` (default) or an id, plus the filters.
+    static func single(_ invocation: Invocation) throws -> (BackendResponse, Session) {
+        let session = try invocation.session()
+        let store = try invocation.storeForReading()
+        let selector = invocation.arguments.positionals.first ?? "last"
+        if selector != "last" {
+            guard let id = Int64(selector), id > 0 else {
+                throw CommandError(.usage, "expected 'last' or a response id, got '\(selector)'")
+            }
+            guard let response = try store.response(id: id) else {
+                throw CommandError(.noInput, "no response with id \(id) in \(store.path)")
+            }
+            return (response, session)
+        }
+        var query = try query(invocation)
+        query.limit = 1
+        guard let response = try store.responses(query).first else {
+            throw CommandError(.noInput, "no recorded response matches (session '\(session.name)'\(describe(query)))")
+        }
+        return (response, session)
+    }
+
+    private static func describe(_ query: ResponseQuery) -> String {
+        var parts: [String] = []
+        if let tag = query.tag { parts.append("tag '\(tag)'") }
+        if let path = query.pathContains { parts.append("URL containing '\(path)'") }
+        if let status = query.status { parts.append("status \(status)") }
+        if let statusClass = query.statusClass { parts.append("status \(statusClass)xx") }
+        return parts.isEmpty ? "" : ", " + parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,216 @@
+import UserDebugKit
+
+/// `userdebug session …`: record, inspect and switch the named sessions.
+enum SessionCommands {
+    static let all: [CommandSpec] = [importCommand, setCommand, listCommand, showCommand, useCommand, removeCommand]
+
+    static let importCommand = CommandSpec(
+        path: ["session", "import"],
+        summary: "Record a session from a JSON document (a file, or - for stdin).",
+        usage: "session import [FILE|-] [--name NAME] [--keep-current]",
+        discussion: """
+            The document is {"name": "staging", "user": {"identifier": "usr_1", "name": "Zoë", …},
+            "token": "…", "baseURL": "https://…", "environment": "staging"}; a bare user object is a
+            session of its own. Every other user field is kept exactly as given. The imported session
+            becomes the current one unless --keep-current is given.
+            Example: curl -s https://api.example/me | userdebug session import - --name staging
+            """,
+        options: [
+            .value("name", "NAME", "Name the session (overrides the document's name)."),
+            .flag("keep-current", "Do not make the imported session the current one."),
+        ],
+        maxPositionals: 1
+    ) { invocation in
+        let (value, source) = try InputReader.readJSON(invocation.arguments.positionals.first)
+        let defaultName = invocation.arguments.value("name") ?? value["environment"]?.stringValue ?? "default"
+        var session: Session
+        do {
+            session = try SessionDocument.decode(value, defaultName: defaultName)
+        } catch let error as DocumentError {
+            throw CommandError(.dataError, "\(source): \(error.description)")
+        }
+        if let name = invocation.arguments.value("name") { session.name = try validSessionName(name) }
+        let store = try invocation.storeForWriting()
+        let makeCurrent = !invocation.arguments.has("keep-current")
+        try store.saveSession(session, makeCurrent: makeCurrent)
+        invocation.diagnostics.notice(
+            "recorded session '\(session.name)' (user \(session.user.identifier))\(makeCurrent ? "; it is now current" : "")")
+    }
+
+    static let setCommand = CommandSpec(
+        path: ["session", "set"],
+        summary: "Create or update a session from flags.",
+        usage: "session set [--session NAME] [--id ID] [--name NAME] [--token TOKEN|--token-stdin] [--base-url URL] [--environment ENV]",
+        discussion: """
+            Updates the named session (--session, else the current one, else "default"); fields not
+            given keep their values. A new session needs --id. --token-stdin reads the token from
+            standard input so it never shows in the process list.
+            Example: userdebug session set --session local --id usr_42 --name "Ada" --base-url http://127.0.0.1:8080
+            """,
+        options: [
+            .value("id", "ID", "The user's identifier."),
+            .value("name", "NAME", "The user's display name."),
+            .value("token", "TOKEN", "The auth token (visible to other local users in the process list; prefer --token-stdin)."),
+            .flag("token-stdin", "Read the auth token from standard input."),
+            .value("base-url", "URL", "The backend's base URL."),
+            .value("environment", "ENV", "The environment label."),
+        ],
+        maxPositionals: 0
+    ) { invocation in
+        let arguments = invocation.arguments
+        let store = try invocation.storeForWriting()
+        let name = try validSessionName(arguments.value("session") ?? store.currentSessionName() ?? "default")
+        var session: Session
+        if let existing = try store.session(named: name) {
+            session = existing
+        } else {
+            guard let id = arguments.value("id") else {
+                throw CommandError(.usage, "session '\(name)' does not exist yet; give --id to create it")
+            }
+            session = Session(name: name, user: User(identifier: id))
+        }
+        if let id = arguments.value("id") {
+            guard !id.isEmpty else { throw CommandError(.usage, "--id must not be empty") }
+            session.user.identifier = id
+        }
+        if let userName = arguments.value("name") { session.user.name = userName }
+        if arguments.has("token-stdin") {
+            if arguments.value("token") != nil { throw CommandError(.usage, "give --token or --token-stdin, not both") }
+            let (bytes, _) = try InputReader.read("-", limit: 1 << 20)
+            guard var token = String(validating: bytes, as: UTF8.self) else {
+                throw CommandError(.dataError, "the token on standard input is not UTF-8")
+            }
+            while token.last == "\n" || token.last == "\r" { token.removeLast() }
+            session.token = token
+        } else if let token = arguments.value("token") {
+            session.token = token
+        }
+        if let url = arguments.value("base-url") { session.baseURL = url }
+        if let environment = arguments.value("environment") { session.environment = environment }
+        try store.saveSession(session, makeCurrent: try store.currentSessionName() == nil || arguments.value("session") == nil)
+        invocation.diagnostics.notice("saved session '\(session.name)' (user \(session.user.identifier))")
+    }
+
+    static let listCommand = CommandSpec(
+        path: ["session", "list"],
+        summary: "List the sessions (JSON lines when piped, a table on a terminal).",
+        usage: "session list [--json]",
+        discussion: """
+            One record per line: {"name", "current", "environment", "baseURL", "user": {…}}. Tokens are
+            never listed. Example: userdebug session list | jq -r 'select(.current) | .name'
+            """,
+        options: [.flag("json", "JSON lines even on a terminal.")],
+        maxPositionals: 0
+    ) { invocation in
+        let store = try invocation.storeForReading()
+        let current = try store.currentSessionName()
+        let sessions = try store.sessions()
+        let redactor = try invocation.redactor(for: nil)
+        if invocation.stdoutKind == .terminal && !invocation.arguments.has("json") {
+            var rows = [["", "NAME", "USER", "USER NAME", "ENVIRONMENT", "BASE URL"]]
+            for session in sessions {
+                let shown = redactor?.redact(session) ?? session
+                rows.append([
+                    session.name == current ? "*" : "", shown.name, shown.user.identifier, shown.user.name ?? "",
+                    shown.environment ?? "", shown.baseURL ?? "",
+                ])
+            }
+            try writeTable(rows)
+            return
+        }
+        var lines: [UInt8] = []
+        for session in sessions {
+            let shown = redactor?.redact(session) ?? session
+            var document = SessionDocument.encode(shown, reveal: false, isCurrent: session.name == current)
+            if case .object(var object) = document {
+                object["token"] = nil
+                document = .object(object)
+            }
+            lines += JSONWriter().bytes(document)
+            lines.append(UInt8(ascii: "\n"))
+        }
+        try writeAll(lines, to: 1, name: "standard output")
+    }
+
+    static let showCommand = CommandSpec(
+        path: ["session", "show"],
+        summary: "Show one session as JSON (the current one by default); the token is redacted unless --reveal.",
+        usage: "session show [NAME] [--reveal]",
+        discussion: "Example: userdebug session show staging | jq .user.identifier",
+        options: [],
+        maxPositionals: 1
+    ) { invocation in
+        let store = try invocation.storeForReading()
+        let session: Session
+        if let name = invocation.arguments.positionals.first ?? invocation.arguments.value("session") {
+            guard let found = try store.session(named: name) else { throw StoreError.noSuchSession(name) }
+            session = found
+        } else {
+            guard let found = try store.currentSession() else { throw StoreError.noCurrentSession }
+            session = found
+        }
+        let reveal = invocation.arguments.has("reveal")
+        let shown = try invocation.redactor(for: session)?.redact(session) ?? session
+        let document = SessionDocument.encode(shown, reveal: reveal, isCurrent: try store.currentSessionName() == session.name)
+        let text = JSONWriter(keyOrder: .given, indent: 2).string(document)
+        try StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal).write(Payload(text: text, kind: .json))
+    }
+
+    static let useCommand = CommandSpec(
+        path: ["session", "use"],
+        summary: "Make a session the current one.",
+        usage: "session use NAME",
+        discussion: "Example: userdebug session use production",
+        options: [],
+        maxPositionals: 1
+    ) { invocation in
+        guard let name = invocation.arguments.positionals.first else {
+            throw UsageError(message: "missing the session NAME", command: ["session", "use"])
+        }
+        try invocation.storeForWriting().useSession(name)
+        invocation.diagnostics.notice("session '\(name)' is now current")
+    }
+
+    static let removeCommand = CommandSpec(
+        path: ["session", "remove"],
+        summary: "Remove a session and its recorded responses.",
+        usage: "session remove NAME",
+        discussion: "Example: userdebug session remove old-staging",
+        options: [],
+        maxPositionals: 1
+    ) { invocation in
+        guard let name = invocation.arguments.positionals.first else {
+            throw UsageError(message: "missing the session NAME", command: ["session", "remove"])
+        }
+        try invocation.storeForWriting().removeSession(name)
+        invocation.diagnostics.notice("removed session '\(name)'")
+    }
+
+    /// Session names appear in lists and on command lines: keep them printable and unambiguous.
+    static func validSessionName(_ name: String) throws(CommandError) -> String {
+        if name.isEmpty || name.count > 128 || name.hasPrefix("-")
+            || name.unicodeScalars.contains(where: { TerminalSafety.isUnsafe($0) })
+        {
+            throw CommandError(.usage, "invalid session name '\(TerminalText.escape(name))': 1–128 printable characters, not starting with '-'")
+        }
+        return name
+    }
+}
+
+/// Writes rows as left-aligned columns (for terminals).
+func writeTable(_ rows: [[String]]) throws {
+    guard let width = rows.first?.count else { return }
+    var widths = [Int](repeating: 0, count: width)
+    for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+    var text = ""
+    for row in rows {
+        var line = ""
+        for (index, cell) in row.enumerated() {
+            line += TerminalText.escape(cell)
+            if index < row.count - 1 { line += String(repeating: " ", count: widths[index] - cell.count + 2) }
+        }
+        while line.last == " " { line.removeLast() }
+        text += line + "\n"
+    }
+    try writeAll(Array(text.utf8), to: 1, name: "standard output")
+}

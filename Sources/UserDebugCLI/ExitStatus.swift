@@ -1,0 +1,83 @@
+import UserDebugKit
+
+/// The process exit statuses (sysexits.h), the one contract scripts rely on.
+public enum ExitStatus: Int32, Sendable, CaseIterable {
+    /// Done.
+    case ok = 0
+    /// The command line was wrong (unknown command or option, missing value).
+    case usage = 64
+    /// The input data was wrong (malformed JSON, missing identifier, too large, not UTF-8).
+    case dataError = 65
+    /// Nothing to show: no such session or response, no store yet, a missing input file.
+    case noInput = 66
+    /// A required service is unavailable (the clipboard was asked for and no display answers).
+    case unavailable = 69
+    /// A bug: an invariant did not hold.
+    case software = 70
+    /// Reading or writing failed: stdout closed, disk full, the store is corrupt or not a database.
+    case ioError = 74
+    /// The store stayed locked by another writer past the busy timeout; trying again may work.
+    case temporaryFailure = 75
+    /// The store or a file cannot be written (read-only, permission denied).
+    case noPermission = 77
+    /// The config file is wrong.
+    case config = 78
+}
+
+/// A command line that could not be understood.
+struct UsageError: Error, Sendable {
+    var message: String
+    var command: [String]
+}
+
+/// An error raised by a command with its exit status and message.
+struct CommandError: Error, Sendable {
+    var status: ExitStatus
+    var message: String
+
+    init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}
+
+/// The one place that turns an error into a message and an exit status.
+enum ErrorReport {
+    static func classify(_ error: any Error) -> (ExitStatus, String) {
+        switch error {
+        case let error as CommandError:
+            return (error.status, error.message)
+        case let error as UsageError:
+            let help = error.command.isEmpty ? "userdebug --help" : "userdebug \(error.command.joined(separator: " ")) --help"
+            return (.usage, "\(error.message)\n(see '\(help)')")
+        case let error as StoreError:
+            return (status(for: error), error.description)
+        case let error as ConfigError:
+            return (.config, error.description)
+        case let error as ClipboardError:
+            return clipboard(error)
+        default:
+            return (.software, "unexpected error: \(error)")
+        }
+    }
+
+    static func status(for error: StoreError) -> ExitStatus {
+        switch error {
+        case .missing, .noSuchSession, .noCurrentSession: return .noInput
+        case .notADatabase, .corrupt, .isDirectory, .io, .sqlite: return .ioError
+        case .busy: return .temporaryFailure
+        case .readOnly, .permissionDenied: return .noPermission
+        }
+    }
+
+    static func clipboard(_ error: ClipboardError) -> (ExitStatus, String) {
+        switch error {
+        case .noDisplay(let reason): return (.unavailable, "no X display answers: \(reason)")
+        case .ownershipNotConfirmed: return (.unavailable, "could not take the X selection (another client took it at once)")
+        case .timedOut(let what): return (.unavailable, "the clipboard did not answer in time: \(what)")
+        case .noContent(let what): return (.noInput, "nothing to paste: \(what)")
+        case .unsupported(let what): return (.dataError, "cannot put this on the clipboard: \(what)")
+        case .failed(let what): return (.ioError, "clipboard failure: \(what)")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// An option a command accepts.
+struct OptionSpec: Sendable {
+    /// The long name without dashes.
+    var name: String
+    /// A one-letter alias, if any.
+    var short: Character?
+    /// The value's placeholder (nil for a flag that takes no value).
+    var valueName: String?
+    /// Whether the option may be given several times.
+    var repeatable = false
+    /// One line of help.
+    var help: String
+
+    static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: nil, help: help)
+    }
+
+    static func value(_ name: String, _ valueName: String, short: Character? = nil, repeatable: Bool = false, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, short: short, valueName: valueName, repeatable: repeatable, help: help)
+    }
+}
+
+/// A command: its words (`["session", "import"]`), its help, what it accepts, and what it does.
+struct CommandSpec: Sendable {
+    /// The words that select it.
+    var path: [String]
+    /// One line for the command list.
+    var summary: String
+    /// The usage line after `userdebug`.
+    var usage: String
+    /// Longer help: what it does, an example.
+    var discussion: String
+    /// The options it accepts besides the global ones.
+    var options: [OptionSpec]
+    /// Names of positional arguments (for help) and how many at most.
+    var maxPositionals: Int
+    /// What it does.
+    var run: @Sendable (Invocation) throws -> Void
+}
+
+/// The options every command accepts.
+enum GlobalOptions {
+    static let all: [OptionSpec] = [
+        .flag("help", short: "h", "Show help for the command."),
+        .value("session", "NAME", "Use this session instead of the current one."),
+        .flag("reveal", "Show secrets (token, Authorization, cookies) instead of redacting them."),
+        .flag("quiet", short: "q", "Print no notices on stderr."),
+    ]
+}

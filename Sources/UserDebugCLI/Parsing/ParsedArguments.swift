@@ -1,0 +1,78 @@
+/// What a command received: option values by name, flags, positional arguments.
+struct ParsedArguments: Sendable {
+    private(set) var values: [String: [String]] = [:]
+    private(set) var flags: Set<String> = []
+    private(set) var positionals: [String] = []
+
+    /// Whether a flag was given.
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+    /// The last value of an option.
+    func value(_ name: String) -> String? { values[name]?.last }
+
+    /// Every value of a repeatable option, in order.
+    func all(_ name: String) -> [String] { values[name] ?? [] }
+
+    /// Scans `tokens` against the options of `spec` (plus the global ones).
+    static func parse(_ tokens: [Token], arguments: [String], spec: CommandSpec) throws(UsageError) -> ParsedArguments {
+        let options = spec.options + GlobalOptions.all
+        var parsed = ParsedArguments()
+        var position = 0
+        func lookup(_ name: String) -> OptionSpec? { options.first { $0.name == name } }
+        while position < tokens.count {
+            let token = tokens[position]
+            position += 1
+            let option: OptionSpec
+            var inline: String?
+            switch token {
+            case .argument(let text, _):
+                parsed.positionals.append(text)
+                continue
+            case .option(let name, let inlineValue, _):
+                guard let found = lookup(name) else {
+                    throw UsageError(message: "unknown option '--\(name)' for '\(spec.path.joined(separator: " "))'", command: spec.path)
+                }
+                option = found
+                inline = inlineValue
+            case .shortOption(let letter, _):
+                guard let found = options.first(where: { $0.short == letter }) else {
+                    throw UsageError(message: "unknown option '-\(letter)' for '\(spec.path.joined(separator: " "))'", command: spec.path)
+                }
+                option = found
+            }
+            guard option.valueName != nil else {
+                if inline != nil {
+                    throw UsageError(message: "option '--\(option.name)' takes no value", command: spec.path)
+                }
+                parsed.flags.insert(option.name)
+                continue
+            }
+            let value: String
+            if let inline {
+                value = inline
+            } else {
+                guard position < tokens.count, case .argument(let next, _) = tokens[position] else {
+                    if position < tokens.count {
+                        let raw = arguments[tokens[position].index]
+                        throw UsageError(
+                            message: "option '--\(option.name)' needs a value, but the next argument is '\(raw)'; "
+                                + "to pass a value that starts with '-', write --\(option.name)=\(raw)",
+                            command: spec.path)
+                    }
+                    throw UsageError(message: "option '--\(option.name)' needs a value (\(option.valueName!))", command: spec.path)
+                }
+                value = next
+                position += 1
+            }
+            if !option.repeatable, parsed.values[option.name] != nil {
+                throw UsageError(message: "option '--\(option.name)' given more than once", command: spec.path)
+            }
+            parsed.values[option.name, default: []].append(value)
+        }
+        if parsed.positionals.count > spec.maxPositionals {
+            let extra = parsed.positionals[spec.maxPositionals]
+            throw UsageError(message: "unexpected argument '\(extra)' for '\(spec.path.joined(separator: " "))'", command: spec.path)
+        }
+        return parsed
+    }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import UserDebugKit
+
+/// The process's environment as a dictionary, read from `environ` (no Foundation on the hot path).
+func processEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var cursor = environ
+    while let entry = cursor.pointee {
+        let pair = String(cString: entry)
+        if let equals = pair.firstIndex(of: "=") {
+            result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        cursor += 1
+    }
+    return result
+}
+
+/// Everything a command may need, created lazily so `copy-id` pays only for what it uses.
+final class Invocation: @unchecked Sendable {
+    let arguments: ParsedArguments
+    let environment: [String: String]
+    let paths: UserDebugPaths
+    let diagnostics: Diagnostics
+    let stdoutKind: StreamKind
+    let clipboardFactory: @Sendable (String?) -> any Clipboard
+    private var loadedConfig: Config?
+    private var readStore: SessionStore?
+    private var writeStore: SessionStore?
+
+    init(
+        arguments: ParsedArguments,
+        environment: [String: String],
+        clipboardFactory: @escaping @Sendable (String?) -> any Clipboard
+    ) {
+        self.arguments = arguments
+        self.environment = environment
+        self.paths = UserDebugPaths.fromEnvironment(environment)
+        self.stdoutKind = StreamKind.of(1)
+        self.diagnostics = Diagnostics(quiet: arguments.has("quiet"), isTerminal: StreamKind.of(2) == .terminal)
+        self.clipboardFactory = clipboardFactory
+    }
+
+    /// The config file, or the defaults when there is none.
+    func config() throws(ConfigError) -> Config {
+        if let loadedConfig { return loadedConfig }
+        let config = try Config.load(path: paths.configFile)
+        loadedConfig = config
+        return config
+    }
+
+    /// The store opened for reading; never creates one.
+    func storeForReading() throws -> SessionStore {
+        if let writeStore { return writeStore }
+        if let readStore { return readStore }
+        let store = try SessionStore.open(path: paths.databasePath, mode: .readOnly, busyTimeoutMilliseconds: busyTimeout)
+        readStore = store
+        report(store.warnings)
+        return store
+    }
+
+    /// The store opened for writing, created when missing, with the configured retention.
+    func storeForWriting() throws -> SessionStore {
+        if let writeStore { return writeStore }
+        let store = try SessionStore.open(path: paths.databasePath, mode: .readWrite, busyTimeoutMilliseconds: busyTimeout)
+        let retention = try config().retention
+        store.retention = RetentionPolicy(maxCount: retention.maxResponses, maxBytes: retention.maxBytes)
+        writeStore = store
+        report(store.warnings)
+        return store
+    }
+
+    /// How long a write waits for another writer's lock: 5 s, or USERDEBUG_BUSY_TIMEOUT_MS.
+    private var busyTimeout: Int32 {
+        environment["USERDEBUG_BUSY_TIMEOUT_MS"].flatMap { Int32($0) }.map { max($0, 0) } ?? 5000
+    }
+
+    private func report(_ warnings: [String]) {
+        for warning in warnings { diagnostics.notice("warning: \(warning)") }
+    }
+
+    /// The session the command acts on: `--session NAME`, else the current one.
+    func session() throws -> Session {
+        let store = try storeForReading()
+        if let name = arguments.value("session") {
+            guard let session = try store.session(named: name) else { throw StoreError.noSuchSession(name) }
+            return session
+        }
+        guard let session = try store.currentSession() else { throw StoreError.noCurrentSession }
+        return session
+    }
+
+    /// The redactor for output of `session`: the config's policy, and the session's own token as a
+    /// known secret wherever it appears literally.
+    func redactor(for session: Session?) throws -> Redactor? {
+        if arguments.has("reveal") { return nil }
+        let secrets = [session?.token].compactMap { $0 }.filter { !$0.isEmpty }
+        return Redactor(policy: try config().redactionPolicy, knownSecrets: secrets)
+    }
+}

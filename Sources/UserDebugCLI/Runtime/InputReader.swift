@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import UserDebugKit
+
+/// Reads an input document from a file or stdin, refusing more than `limit` bytes without
+/// reading past the limit (a 1 GiB file is refused after 64 MiB, not after reading it all).
+enum InputReader {
+    /// Input documents larger than this are refused (exit 65).
+    static let defaultLimit = 64 * 1024 * 1024
+
+    static func read(_ path: String?, limit: Int = defaultLimit) throws(CommandError) -> (bytes: [UInt8], name: String) {
+        let name = path == nil || path == "-" ? "standard input" : path!
+        let fd: Int32
+        if path == nil || path == "-" {
+            if isatty(0) == 1 {
+                throw CommandError(.usage, "expected a JSON document on standard input (or a FILE argument), but standard input is a terminal")
+            }
+            fd = 0
+        } else {
+            fd = open(path!, O_RDONLY | O_CLOEXEC)
+            if fd < 0 {
+                let code = errno
+                let status: ExitStatus = code == ENOENT ? .noInput : (code == EACCES ? .noPermission : .ioError)
+                throw CommandError(status, "cannot open \(name): \(String(cString: strerror(code)))")
+            }
+        }
+        defer { if fd != 0 { close(fd) } }
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw CommandError(.noInput, "\(name) is a directory, not a JSON document")
+        }
+        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > limit {
+            throw CommandError(.dataError, "\(name) is \(Int(info.st_size)) bytes, larger than the \(limit / 1024 / 1024) MiB limit for an input document")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CommandError(.ioError, "cannot read \(name): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            if bytes.count + count > limit {
+                throw CommandError(.dataError, "\(name) is larger than the \(limit / 1024 / 1024) MiB limit for an input document")
+            }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        return (bytes, name)
+    }
+
+    /// Reads and parses a JSON document; syntax errors name the input, line and column.
+    static func readJSON(_ path: String?) throws(CommandError) -> (value: JSONValue, name: String) {
+        let (bytes, name) = try read(path)
+        do {
+            return (try JSONParser().parse(bytes), name)
+        } catch {
+            throw CommandError(.dataError, "\(name): \(error.line):\(error.column): \(error.reason)")
+        }
+    }
+}

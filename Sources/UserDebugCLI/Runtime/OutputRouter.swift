@@ -1,0 +1,90 @@
+import UserDebugKit
+
+/// Where an action's payload goes (`--to`).
+enum OutputTarget: String, CaseIterable, Sendable {
+    /// Stdout when it is a pipe or a file; else the clipboard when a display answers; else stdout.
+    case auto
+    case stdout
+    case clipboard
+    case primary
+    case both
+
+    static let option = OptionSpec.value(
+        "to", "TARGET", "Where the result goes: auto, stdout, clipboard, primary or both (default auto).")
+    static let lifetimeOption = OptionSpec.value("lifetime", "SECONDS", "Stop serving the selection after this many seconds.")
+}
+
+/// Sends payloads to the target chosen by `--to`, the config and the kind of stdout.
+struct OutputRouter {
+    let invocation: Invocation
+
+    func deliver(_ payload: Payload) throws {
+        let target = try chosenTarget()
+        let stdout = StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal)
+        switch target {
+        case .stdout:
+            try stdout.write(payload)
+        case .clipboard, .primary:
+            try copy(payload, to: target == .primary ? .primary : .clipboard)
+        case .both:
+            try copy(payload, to: try configuredSelection())
+            try stdout.write(payload)
+        case .auto:
+            if invocation.stdoutKind == .pipe || invocation.stdoutKind == .regularFile {
+                try stdout.write(payload)
+                return
+            }
+            do {
+                try copy(payload, to: try configuredSelection())
+            } catch ClipboardError.noDisplay(let reason) {
+                invocation.diagnostics.notice("no clipboard (\(reason)); writing to standard output")
+                try stdout.write(payload)
+            }
+        }
+    }
+
+    private func chosenTarget() throws -> OutputTarget {
+        if let text = invocation.arguments.value("to") {
+            guard let target = OutputTarget(rawValue: text) else {
+                throw CommandError(.usage, "unknown --to '\(text)'; expected one of: \(OutputTarget.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return target
+        }
+        let configured = try invocation.config().output.defaultTarget
+        return OutputTarget(rawValue: configured) ?? .auto
+    }
+
+    private func configuredSelection() throws -> SelectionName {
+        SelectionName(rawValue: try invocation.config().output.selection) ?? .clipboard
+    }
+
+    private func copy(_ payload: Payload, to selection: SelectionName) throws {
+        let config = try invocation.config()
+        var options = CopyOptions(
+            selection: selection,
+            clearSecretAfter: config.clipboard.secretClearSeconds,
+            lifetime: config.clipboard.lifetimeSeconds,
+            connectTimeout: config.clipboard.connectTimeoutSeconds,
+            transferTimeout: config.clipboard.transferTimeoutSeconds)
+        if let lifetime = invocation.arguments.value("lifetime") {
+            guard let seconds = Double(lifetime), seconds > 0 else {
+                throw CommandError(.usage, "--lifetime needs a positive number of seconds, got '\(lifetime)'")
+            }
+            options.lifetime = seconds
+        }
+        // The owner forks; anything buffered must be out first or the child would repeat it.
+        let clipboard = invocation.clipboardFactory(invocation.environment["DISPLAY"])
+        try clipboard.copy(payload, options: options)
+    }
+}
+
+/// Until the X11 owner is wired in: every clipboard use reports that no display can be used.
+struct UnavailableClipboard: Clipboard {
+    func copy(_ payload: Payload, options: CopyOptions) throws(ClipboardError) {
+        throw .noDisplay(reason: "clipboard support is not built into this version")
+    }
+
+    func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
+        throw .noDisplay(reason: "clipboard support is not built into this version")
+    }
+}

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import UserDebugKit
+
+/// What a file descriptor is connected to; decides where output goes by default.
+enum StreamKind: Equatable, Sendable {
+    case terminal, pipe, regularFile, characterDevice, socket, closed, other
+
+    /// The kind of `fd`, from isatty and fstat.
+    static func of(_ fd: Int32) -> StreamKind {
+        if isatty(fd) == 1 { return .terminal }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .closed }
+        switch info.st_mode & S_IFMT {
+        case S_IFIFO: return .pipe
+        case S_IFREG: return .regularFile
+        case S_IFCHR: return .characterDevice
+        case S_IFSOCK: return .socket
+        default: return .other
+        }
+    }
+}
+
+/// Writes all of `bytes` to `fd`, retrying short writes and EINTR. A closed stdout, a full disk
+/// or a broken pipe becomes an error (exit 74), never a crash or a silent success.
+func writeAll(_ bytes: [UInt8], to fd: Int32, name: String) throws(CommandError) {
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { buffer in
+            Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+        }
+        if written < 0 {
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN {
+                var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&poller, 1, 1000)
+                continue
+            }
+            throw CommandError(.ioError, "cannot write to \(name): \(String(cString: strerror(code)))")
+        }
+        offset += written
+    }
+}
+
+/// The standard output as an `OutputSink`: payload bytes, escaped when shown on a terminal,
+/// with a final newline added for text so a prompt does not glue to it.
+struct StandardOutputSink: OutputSink {
+    var isTerminal: Bool
+
+    func write(_ payload: Payload) throws {
+        var bytes = payload.bytes
+        if isTerminal {
+            bytes = Array(TerminalText.escape(bytes: bytes).utf8)
+        }
+        if payload.kind != .binary, bytes.last != UInt8(ascii: "\n") {
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        try writeAll(bytes, to: 1, name: "standard output")
+    }
+}
+
+/// Messages for people go to stderr; failures to write them are ignored (nowhere to report).
+struct Diagnostics: Sendable {
+    var quiet: Bool
+    var isTerminal: Bool
+
+    func notice(_ message: String) {
+        guard !quiet else { return }
+        say("userdebug: \(message)")
+    }
+
+    func error(_ message: String) {
+        say("userdebug: error: \(message)")
+    }
+
+    private func say(_ line: String) {
+        let text = isTerminal ? TerminalText.escape(line) : line
+        try? writeAll(Array((text + "\n").utf8), to: 2, name: "standard error")
+    }
+}

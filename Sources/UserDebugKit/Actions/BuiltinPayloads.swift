@@ -1,0 +1,70 @@
+/// What the built-in debug actions produce, as pure functions of the records (no I/O), so the
+/// CLI, menus and the in-app API all produce the same bytes.
+public enum BuiltinPayloads {
+    /// The user's identifier, exactly, with no newline.
+    public static func identifier(of session: Session) -> Payload {
+        Payload(text: session.user.identifier)
+    }
+
+    /// The user's display name (falls back to the identifier when there is none).
+    public static func name(of session: Session) -> Payload {
+        Payload(text: session.user.name ?? session.user.identifier)
+    }
+
+    /// The auth token: a secret, produced only when asked for by name.
+    public static func token(of session: Session) -> Payload? {
+        guard let token = session.token, !token.isEmpty else { return nil }
+        return Payload(text: token, isSecret: true)
+    }
+
+    /// The user as pretty JSON (identifier, name, then the other fields sorted), secret-looking
+    /// fields redacted unless `redactor` is nil.
+    public static func userJSON(of session: Session, redactor: Redactor?) -> Payload {
+        let shown = redactor?.redact(session) ?? session
+        return Payload(text: JSONWriter(keyOrder: .given, indent: 2).string(shown.user.jsonValue), kind: .json)
+    }
+
+    /// How much of a response to print.
+    public enum ResponsePart: String, Sendable, CaseIterable {
+        /// The response body only.
+        case body
+        /// The status line and response headers.
+        case headers
+        /// Request and response, headers and bodies, as HTTP-like text.
+        case full
+        /// The whole record as a JSON document.
+        case json
+    }
+
+    /// A recorded response rendered as `part`, redacted unless `redactor` is nil.
+    public static func response(_ response: BackendResponse, part: ResponsePart, redactor: Redactor?) -> Payload {
+        let shown = redactor?.redact(response) ?? response
+        switch part {
+        case .body:
+            return Payload(bytes: shown.body, kind: bodyKind(shown.body, contentType: shown.header("content-type")))
+        case .headers:
+            return Payload(text: statusAndHeaders(shown))
+        case .full:
+            var bytes = Array("\(shown.request.method) \(shown.request.url)\n".utf8)
+            for header in shown.request.headers { bytes += Array("\(header.name): \(header.value)\n".utf8) }
+            if !shown.request.body.isEmpty { bytes += [0x0A] + shown.request.body + [0x0A] }
+            bytes += [0x0A] + Array(statusAndHeaders(shown).utf8)
+            if !shown.body.isEmpty { bytes += [0x0A] + shown.body }
+            return Payload(bytes: bytes, kind: bodyKind(bytes, contentType: nil) == .binary ? .binary : .text)
+        case .json:
+            return Payload(text: JSONWriter(indent: 2).string(ResponseDocument.encode(shown)), kind: .json)
+        }
+    }
+
+    private static func statusAndHeaders(_ response: BackendResponse) -> String {
+        var text = "HTTP \(response.status)\n"
+        for header in response.headers { text += "\(header.name): \(header.value)\n" }
+        return text
+    }
+
+    private static func bodyKind(_ bytes: [UInt8], contentType: String?) -> Payload.Kind {
+        guard String(validating: bytes, as: UTF8.self) != nil else { return .binary }
+        if let type = contentType?.lowercased(), type.contains("json") { return .json }
+        return .text
+    }
+}

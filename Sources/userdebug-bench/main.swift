@@ -1,0 +1,61 @@
+// Benchmark driver for the store (not shipped): fills a store fast and measures the library's
+// recording rate. Used by Scripts/bench.sh.
+//   userdebug-bench record DB COUNT [BODY_BYTES]   one response per transaction; prints responses/s
+//   userdebug-bench fill DB COUNT                  COUNT small responses in batches of 10,000
+#if canImport(Glibc)
+import Glibc
+#endif
+import UserDebugKit
+
+func now() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
+func fail(_ message: String) -> Never {
+    let line = Array("userdebug-bench: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(1)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 4, let count = Int(arguments[3]) else {
+    fail("usage: userdebug-bench record|fill DB COUNT [BODY_BYTES]")
+}
+let bodyBytes = arguments.count > 4 ? Int(arguments[4]) ?? 1024 : 1024
+do {
+    let store = try SessionStore.open(path: arguments[2], mode: .readWrite)
+    store.retention = RetentionPolicy(maxCount: nil, maxBytes: nil)
+    if try store.session(named: "bench") == nil {
+        try store.saveSession(Session(name: "bench", user: User(identifier: "usr_bench", name: "Bench")), makeCurrent: true)
+    }
+    func response(_ index: Int, body: [UInt8]) -> BackendResponse {
+        BackendResponse(
+            request: BackendRequest(method: "GET", url: "https://api.example.com/v1/items/\(index)", headers: [HTTPHeader(name: "Accept", value: "application/json")]),
+            status: index % 50 == 0 ? 404 : 200,
+            headers: [HTTPHeader(name: "Content-Type", value: "application/json")],
+            body: body, durationMs: Double(index % 300), tags: index % 1000 == 0 ? ["login"] : [])
+    }
+    switch arguments[1] {
+    case "record":
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: bodyBytes)
+        let start = now()
+        for index in 0..<count { try store.record(response(index, body: body), session: "bench") }
+        let elapsed = now() - start
+        print("recorded \(count) responses of \(bodyBytes) bytes, one per transaction, in \(elapsed) s: \(Int(Double(count) / elapsed)) responses/s")
+    case "fill":
+        let body = Array(#"{"ok":true}"#.utf8)
+        var done = 0
+        while done < count {
+            let batch = (done..<min(done + 10_000, count)).map { response($0, body: body) }
+            try store.record(batch, session: "bench")
+            done += batch.count
+        }
+        print("filled \(done) responses")
+    default:
+        fail("unknown mode \(arguments[1])")
+    }
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+
+/// What one run of the built `userdebug` binary did.
+struct RunResult: CustomStringConvertible {
+    var status: Int32
+    var stdout: Data
+    var stderr: Data
+
+    var out: String { String(decoding: stdout, as: UTF8.self) }
+    var err: String { String(decoding: stderr, as: UTF8.self) }
+    var description: String { "exit \(status)\nstdout: \(out)\nstderr: \(err)" }
+}
+
+/// A throwaway userdebug home (USERDEBUG_HOME) and a way to run the real binary in it, as a user
+/// would: arguments, stdin, environment; no X display unless one is given.
+final class UserDebugHome: @unchecked Sendable {
+    let root: URL
+    var environment: [String: String]
+
+    init() throws {
+        // A child that stops reading stdin early must not kill the test runner with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("userdebug-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        environment = [
+            "USERDEBUG_HOME": root.path,
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "HOME": root.path,
+            "LANG": "C.UTF-8",
+        ]
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    var databasePath: String { root.appendingPathComponent("data/userdebug.sqlite3").path }
+    var configPath: String { root.appendingPathComponent("config/config.json").path }
+
+    /// The built binary beside the test bundle (`swift build` builds it before `swift test`).
+    static let binary: String = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        // On Linux the test runner is `<build>/debug/userdebugPackageTests.xctest`.
+        for _ in 0..<3 {
+            let candidate = dir.appendingPathComponent("userdebug").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return "userdebug-binary-not-built-run-swift-build-first"
+    }()
+
+    /// Writes a file under the home and returns its path.
+    @discardableResult
+    func file(_ name: String, _ contents: String) throws -> String {
+        try file(name, Data(contents.utf8))
+    }
+
+    @discardableResult
+    func file(_ name: String, _ contents: Data) throws -> String {
+        let url = root.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try contents.write(to: url)
+        return url.path
+    }
+
+    /// Runs `userdebug ARGS` with `stdin` (nil: /dev/null) and returns what it did.
+    @discardableResult
+    func run(_ arguments: [String], stdin: Data? = nil, extraEnvironment: [String: String] = [:]) throws -> RunResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        process.environment = environment.merging(extraEnvironment) { $1 }
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        let inPipe = Pipe()
+        if stdin != nil { process.standardInput = inPipe } else { process.standardInput = FileHandle.nullDevice }
+        try process.run()
+        if let stdin {
+            // Write from another thread so a large stdin cannot deadlock against a full stdout pipe.
+            let writer = inPipe.fileHandleForWriting
+            Thread.detachNewThread {
+                try? writer.write(contentsOf: stdin)
+                try? writer.close()
+            }
+        }
+        let outBox = DataBox()
+        let readerDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            outBox.data = outPipe.fileHandleForReading.readDataToEndOfFile()
+            readerDone.signal()
+        }
+        let err = errPipe.fileHandleForReading.readDataToEndOfFile()
+        readerDone.wait()
+        process.waitUntilExit()
+        return RunResult(status: process.terminationStatus, stdout: outBox.data, stderr: err)
+    }
+
+    /// Runs and requires success.
+    @discardableResult
+    func ok(_ arguments: [String], stdin: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
+        let result = try run(arguments, stdin: stdin.map { Data($0.utf8) })
+        #expect(result.status == 0, "userdebug \(arguments.joined(separator: " ")) failed: \(result)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    /// A fingerprint of the store's content (every file's bytes under data/), to show nothing changed.
+    func storeFingerprint() -> [String: Data] {
+        var result: [String: Data] = [:]
+        let dir = root.appendingPathComponent("data")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] {
+            result[name] = (try? Data(contentsOf: dir.appendingPathComponent(name))) ?? Data()
+        }
+        return result
+    }
+}
+
+final class DataBox: @unchecked Sendable {
+    var data = Data()
+}
+
+/// The sample session used across tests: a canary token that must never leak.
+enum Samples {
+    static let canary = "canary-7f3a9c-tok"
+    static let session = """
+        {"name": "staging", "user": {"identifier": "usr_1", "name": "Zoë", "email": "zoe@example.com",
+         "plan": {"tier": "pro", "seats": 12345678901234567890}, "apiKey": "ak-secret-1"},
+         "token": "\(canary)", "baseURL": "https://api.example.com", "environment": "staging"}
+        """
+    static let loginResponse = """
+        {"request": {"method": "POST", "url": "https://api.example.com/v1/login?debug=1",
+          "headers": {"Content-Type": "application/json", "Authorization": "Bearer \(canary)"},
+          "body": "{\\"user\\":\\"zoe\\",\\"password\\":\\"hunter2\\"}"},
+         "response": {"status": 200, "headers": {"Content-Type": "application/json", "Set-Cookie": "sid=\(canary)"},
+          "body": "{\\"token\\":\\"\(canary)\\",\\"user\\":{\\"id\\":\\"usr_1\\"}}"},
+         "tags": ["login"], "startedAt": "2026-11-30T10:00:00.123Z", "durationMs": 87}
+        """
+    static let notFound = """
+        {"request": {"method": "GET", "url": "https://api.example.com/v1/orders/9"},
+         "response": {"status": 404, "body": "{\\"error\\":\\"not found\\"}"}, "durationMs": 12}
+        """
+}
