@@ -19,16 +19,36 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
 public struct JSONParser: Sendable {
     /// Deepest array/object nesting accepted; deeper input is refused rather than recursed into.
     public var maxDepth: Int
+    /// Whether `//` and `#` line comments are skipped like whitespace (for hand-written config
+    /// files; never for data). A comment runs to the end of its line, so line numbers still count.
+    public var allowsComments: Bool
 
-    /// A parser with the given depth limit.
-    public init(maxDepth: Int = 256) {
+    /// A parser with the given depth limit; strict RFC 8259 (no comments) unless asked.
+    public init(maxDepth: Int = 256, allowsComments: Bool = false) {
         self.maxDepth = maxDepth
+        self.allowsComments = allowsComments
     }
 
     /// Parses one JSON value that must fill `bytes` (surrounding whitespace allowed).
     public func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) -> JSONValue in
-            var cursor = Cursor(bytes: buffer, maxDepth: maxDepth)
+        try parse(bytes, recordsLocations: false).value
+    }
+
+    /// Parses like `parse(_:)` and also returns where each object member's key and value start,
+    /// so a caller that validates the value later (a config loader) can still name a line and
+    /// column. Recording costs a dictionary entry per member, so plain `parse` does not do it.
+    public func parseWithSourceMap(_ bytes: [UInt8]) throws(JSONParseError) -> (value: JSONValue, sourceMap: JSONSourceMap) {
+        let (value, locations) = try parse(bytes, recordsLocations: true)
+        return (value, JSONSourceMap(bytes: bytes, locations: locations))
+    }
+
+    private func parse(
+        _ bytes: [UInt8],
+        recordsLocations: Bool
+    ) throws(JSONParseError) -> (value: JSONValue, locations: [String: JSONSourceMap.Location]) {
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
+            var cursor = Cursor(bytes: buffer, maxDepth: maxDepth, allowsComments: allowsComments)
+            cursor.recordsLocations = recordsLocations
             if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
                 cursor.index = 3
             }
@@ -37,7 +57,7 @@ public struct JSONParser: Sendable {
             let value = try cursor.parseValue(depth: 0)
             cursor.skipWhitespace()
             if !cursor.atEnd { throw cursor.error("unexpected \(cursor.describeCurrent()) after the JSON value") }
-            return value
+            return (value, cursor.locations)
         }
     }
 
@@ -50,11 +70,16 @@ public struct JSONParser: Sendable {
 private struct Cursor {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
+    let allowsComments: Bool
     var index = 0
+    var recordsLocations = false
+    var path: [String] = []
+    var locations: [String: JSONSourceMap.Location] = [:]
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowsComments: Bool) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.allowsComments = allowsComments
     }
 
     var atEnd: Bool { index >= bytes.count }
@@ -85,9 +110,17 @@ private struct Cursor {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            case UInt8(ascii: "#") where allowsComments: skipToEndOfLine()
+            case UInt8(ascii: "/") where allowsComments && index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "/"):
+                skipToEndOfLine()
             default: return
             }
         }
+    }
+
+    /// Leaves the newline itself in place so that `error(_:)` still counts it as a line.
+    mutating func skipToEndOfLine() {
+        while index < bytes.count, bytes[index] != 0x0A { index += 1 }
     }
 
     mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
@@ -140,7 +173,12 @@ private struct Cursor {
             }
             index += 1
             skipWhitespace()
+            if recordsLocations {
+                path.append(key)
+                locations[JSONSourceMap.key(path)] = JSONSourceMap.Location(keyOffset: keyStart, valueOffset: index)
+            }
             let value = try parseValue(depth: depth)
+            if recordsLocations { path.removeLast() }
             members.append(JSONObject.Member(key: key, value: value))
             skipWhitespace()
             guard !atEnd else { throw error("unexpected end of input inside an object") }
@@ -167,7 +205,12 @@ private struct Cursor {
         }
         while true {
             skipWhitespace()
+            if recordsLocations {
+                path.append("[\(elements.count)]")
+                locations[JSONSourceMap.key(path)] = JSONSourceMap.Location(keyOffset: nil, valueOffset: index)
+            }
             elements.append(try parseValue(depth: depth))
+            if recordsLocations { path.removeLast() }
             skipWhitespace()
             guard !atEnd else { throw error("unexpected end of input inside an array") }
             if bytes[index] == UInt8(ascii: ",") {

@@ -1,0 +1,148 @@
+import Glibc
+
+extension Config {
+    /// Largest config file read; anything bigger is not a hand-written config (or is
+    /// `/dev/zero`), and reading it whole would be the bug.
+    static let maxFileSize = 1 << 20
+
+    /// Loads `path`. A missing file, or one holding only comments and whitespace, gives
+    /// `defaults`; anything present but wrong is an error naming the file, line, column and key.
+    public static func load(path: String) throws(ConfigError) -> Config {
+        guard let bytes = try readFile(path) else { return .defaults }
+        return try parse(bytes, file: path)
+    }
+
+    /// Reads config text; `file` names it in errors.
+    public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> Config {
+        if isBlank(bytes) { return .defaults }
+        let parsed: (value: JSONValue, sourceMap: JSONSourceMap)
+        do {
+            parsed = try JSONParser(allowsComments: true).parseWithSourceMap(bytes)
+        } catch {
+            throw ConfigError(file: file, line: error.line, column: error.column, message: error.reason)
+        }
+        let reader = ConfigReader(file: file, sourceMap: parsed.sourceMap)
+        let root = try reader.members(parsed.value, at: "", known: sections.map(\.name) + ignoredTopLevelKeys)
+        var config = Config.defaults
+        for section in sections {
+            guard let value = root[section.name] else { continue }
+            try section.read(&config, value, reader)
+        }
+        return config
+    }
+
+    /// `$schema` lets editors validate and complete the file; it means nothing to us.
+    static let ignoredTopLevelKeys = ["$schema"]
+
+    typealias SectionReader = @Sendable (inout Config, JSONValue, ConfigReader) throws(ConfigError) -> Void
+
+    /// Every top-level section and its reader. A new section (`actions`, `backend`) is one more
+    /// entry here and one more property on `Config`; unknown sections stay errors.
+    static let sections: [(name: String, read: SectionReader)] = [
+        ("retention", readRetention),
+        ("redaction", readRedaction),
+        ("output", readOutput),
+        ("clipboard", readClipboard),
+    ]
+
+    private static func readRetention(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
+        let object = try reader.members(value, at: "retention", known: ["maxResponses", "maxBytes"])
+        if let value = object["maxResponses"] {
+            config.retention.maxResponses = try reader.positiveInteger(value, at: "retention.maxResponses", allowsNull: true)
+        }
+        if let value = object["maxBytes"] {
+            config.retention.maxBytes = try reader.positiveInteger(value, at: "retention.maxBytes", allowsNull: true)
+        }
+    }
+
+    private static func readRedaction(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
+        let object = try reader.members(value, at: "redaction", known: ["headers", "fields", "fieldPatterns", "queryParameters"])
+        if let value = object["headers"] { config.redaction.headers = try reader.names(value, at: "redaction.headers") }
+        if let value = object["fields"] { config.redaction.fields = try reader.names(value, at: "redaction.fields") }
+        if let value = object["fieldPatterns"] {
+            config.redaction.fieldPatterns = try reader.names(value, at: "redaction.fieldPatterns")
+        }
+        if let value = object["queryParameters"] {
+            config.redaction.queryParameters = try reader.names(value, at: "redaction.queryParameters")
+        }
+    }
+
+    private static func readOutput(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
+        let object = try reader.members(value, at: "output", known: ["defaultTarget", "selection"])
+        if let value = object["defaultTarget"] {
+            config.output.defaultTarget = try reader.choice(value, at: "output.defaultTarget", as: Output.Target.self)
+        }
+        if let value = object["selection"] {
+            config.output.selection = try reader.choice(value, at: "output.selection", as: Output.Selection.self)
+        }
+    }
+
+    private static func readClipboard(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
+        let keys = ["secretClearSeconds", "lifetimeSeconds", "transferTimeoutSeconds", "connectTimeoutSeconds"]
+        let object = try reader.members(value, at: "clipboard", known: keys)
+        if let value = object["secretClearSeconds"] {
+            config.clipboard.secretClearSeconds = try reader.positiveSeconds(value, at: "clipboard.secretClearSeconds", allowsNull: true)
+        }
+        if let value = object["lifetimeSeconds"] {
+            config.clipboard.lifetimeSeconds = try reader.positiveSeconds(value, at: "clipboard.lifetimeSeconds", allowsNull: true)
+        }
+        if let value = object["transferTimeoutSeconds"],
+           let seconds = try reader.positiveSeconds(value, at: "clipboard.transferTimeoutSeconds", allowsNull: false) {
+            config.clipboard.transferTimeoutSeconds = seconds
+        }
+        if let value = object["connectTimeoutSeconds"],
+           let seconds = try reader.positiveSeconds(value, at: "clipboard.connectTimeoutSeconds", allowsNull: false) {
+            config.clipboard.connectTimeoutSeconds = seconds
+        }
+    }
+
+    /// Only whitespace and comments: a file whose every line was commented out means "defaults".
+    static func isBlank(_ bytes: [UInt8]) -> Bool {
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D:
+                index += 1
+            case UInt8(ascii: "#"):
+                while index < bytes.count, bytes[index] != 0x0A { index += 1 }
+            case UInt8(ascii: "/") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "/"):
+                while index < bytes.count, bytes[index] != 0x0A { index += 1 }
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The file's bytes, or nil when it does not exist. Plain open/read: no Foundation in a
+    /// hotkey tool's startup path.
+    static func readFile(_ path: String) throws(ConfigError) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw ConfigError(file: path, message: "cannot open: \(describe(code))")
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw ConfigError(file: path, message: "cannot read: \(describe(code))")
+            }
+            if count == 0 { return bytes }
+            bytes += chunk[0..<count]
+            if bytes.count > maxFileSize {
+                throw ConfigError(file: path, message: "larger than \(maxFileSize) bytes; not a config file")
+            }
+        }
+    }
+
+    private static func describe(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "error \(code)" }
+        return String(cString: text)
+    }
+}

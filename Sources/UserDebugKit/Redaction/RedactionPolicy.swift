@@ -1,0 +1,146 @@
+/// What counts as secret: header names, JSON/form field names and URL query parameters.
+///
+/// Every comparison is case-insensitive. Names are split into words at `_`, `-`, `.`, spaces and
+/// camelCase boundaries (`X-Api-Key` → x·api·key, `refreshToken` → refresh·token, `APIKey` →
+/// api·key), and the words are joined for matching (`xapikey`, `refreshtoken`). A name is secret
+/// when, joined, it
+/// 1. is one of `fieldNames` (exact: `auth`, `jwt`, `pin`, …), or
+/// 2. contains one of `fieldPatterns` (`token`, `secret`, `password`, `apikey`, …), or
+/// 3. ends with the word `key`/`keys`: alone (`key`), or after a word that is not in
+///    `nonSecretKeyQualifiers` (`api_key`, `privateKey`, `sessionKey`, `X-Functions-Key` are
+///    secret; `monkey` and `keyboardLayout` are not, having no word `key`; `primaryKey`,
+///    `publicKey`, `sortKey`, `idempotencyKey` are not, being names of non-secrets),
+/// and it is not one of `exemptNames` (`tokenType`, `total_tokens`: words that merely mention
+/// tokens). Headers are secret when listed in `headerNames` or when their name is secret by the
+/// field rule (`X-Session-Token`); query parameters likewise with `queryParameters`.
+///
+/// The rule errs toward redacting: an over-redacted `cacheToken` costs a `--reveal`, a leaked
+/// password costs a rotation.
+public struct RedactionPolicy: Sendable, Equatable {
+    /// Lower-cased header names that are always secret.
+    public var headerNames: Set<String>
+    /// Joined lower-cased names (see the type's rule) that are secret as a whole.
+    public var fieldNames: Set<String>
+    /// Joined lower-cased substrings that make a name secret.
+    public var fieldPatterns: [String]
+    /// Lower-cased query parameter (and form field) names that are always secret.
+    public var queryParameters: Set<String>
+    /// Joined lower-cased words that may stand before `key` in a non-secret name.
+    public var nonSecretKeyQualifiers: Set<String>
+    /// Joined lower-cased names never redacted although a pattern matches them.
+    public var exemptNames: Set<String>
+
+    /// The built-in policy, which configuration can extend but never shrink.
+    public static let `default` = RedactionPolicy(
+        headerNames: [
+            "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token",
+            "x-access-token", "x-refresh-token", "x-csrf-token", "x-xsrf-token", "x-session-id",
+            "x-amz-security-token", "x-goog-api-key", "ocp-apim-subscription-key", "x-hub-signature",
+            "x-hub-signature-256",
+        ],
+        fieldNames: ["auth", "jwt", "sid", "pwd", "pass", "pin", "otp", "bearer", "signature"],
+        fieldPatterns: [
+            "token", "secret", "password", "passwd", "passphrase", "apikey", "privatekey", "accesskey",
+            "credential", "authorization", "cookie", "sessionid",
+        ],
+        queryParameters: [
+            "access_token", "id_token", "refresh_token", "token", "api_key", "apikey", "key", "client_secret",
+            "code", "password", "secret", "sig", "signature", "auth", "session", "sessionid",
+            "x-amz-signature", "x-amz-credential", "x-amz-security-token",
+        ],
+        nonSecretKeyQualifiers: [
+            "public", "primary", "foreign", "sort", "partition", "cache", "idempotency", "hot", "shortcut",
+            "lookup", "index", "group", "object", "translation", "i18n", "react", "route",
+        ],
+        exemptNames: [
+            "tokentype", "tokentypehint", "maxtokens", "totaltokens", "prompttokens", "completiontokens",
+            "inputtokens", "outputtokens", "accesscontrolallowcredentials",
+        ]
+    )
+
+    /// A policy; names are normalized (lower-cased, field names joined as in the type's rule).
+    public init(
+        headerNames: Set<String>,
+        fieldNames: Set<String> = [],
+        fieldPatterns: [String],
+        queryParameters: Set<String>,
+        nonSecretKeyQualifiers: Set<String> = [],
+        exemptNames: Set<String> = []
+    ) {
+        self.headerNames = Set(headerNames.map { $0.lowercased() })
+        self.fieldNames = Set(fieldNames.map(RedactionPolicy.joinedWords))
+        self.fieldPatterns = fieldPatterns.map(RedactionPolicy.joinedWords).filter { !$0.isEmpty }
+        self.queryParameters = Set(queryParameters.map { $0.lowercased() })
+        self.nonSecretKeyQualifiers = Set(nonSecretKeyQualifiers.map(RedactionPolicy.joinedWords))
+        self.exemptNames = Set(exemptNames.map(RedactionPolicy.joinedWords))
+    }
+
+    /// This policy with more secret names; the existing ones all stay (configuration adds to
+    /// the default, it cannot weaken it).
+    public func adding(
+        headerNames moreHeaders: [String] = [],
+        fieldNames moreFields: [String] = [],
+        fieldPatterns morePatterns: [String] = [],
+        queryParameters moreParameters: [String] = []
+    ) -> RedactionPolicy {
+        var policy = self
+        policy.headerNames.formUnion(moreHeaders.map { $0.lowercased() })
+        policy.fieldNames.formUnion(moreFields.map(RedactionPolicy.joinedWords))
+        policy.fieldPatterns += morePatterns.map(RedactionPolicy.joinedWords).filter { !$0.isEmpty }
+        policy.queryParameters.formUnion(moreParameters.map { $0.lowercased() })
+        // A name the user asks to redact must not stay exempt.
+        policy.exemptNames.subtract(moreFields.map(RedactionPolicy.joinedWords))
+        return policy
+    }
+
+    /// Whether a JSON member or form field of this name holds a secret.
+    public func isSensitiveField(_ name: String) -> Bool {
+        let words = RedactionPolicy.words(of: name)
+        let joined = words.joined()
+        if joined.isEmpty || exemptNames.contains(joined) { return false }
+        if fieldNames.contains(joined) { return true }
+        if fieldPatterns.contains(where: { joined.contains($0) }) { return true }
+        guard let last = words.last, last == "key" || last == "keys" else { return false }
+        if words.count == 1 { return true }
+        return !nonSecretKeyQualifiers.contains(words[words.count - 2])
+    }
+
+    /// Whether a header of this name carries a secret.
+    public func isSensitiveHeader(_ name: String) -> Bool {
+        headerNames.contains(name.lowercased()) || isSensitiveField(name)
+    }
+
+    /// Whether a URL query parameter (or form field) of this name carries a secret.
+    public func isSensitiveQueryParameter(_ name: String) -> Bool {
+        queryParameters.contains(name.lowercased()) || isSensitiveField(name)
+    }
+
+    static func joinedWords(_ name: String) -> String {
+        words(of: name).joined()
+    }
+
+    /// Lower-cased words: split at non-alphanumerics, at a lower-to-upper step (`apiKey`) and
+    /// before the last capital of a capital run followed by a lower-case letter (`APIKey`).
+    static func words(of name: String) -> [String] {
+        var words: [String] = []
+        var current: [Character] = []
+        let characters = Array(name)
+        func flush() {
+            if !current.isEmpty { words.append(String(current).lowercased()) }
+            current = []
+        }
+        for (index, character) in characters.enumerated() {
+            guard character.isLetter || character.isNumber else {
+                flush()
+                continue
+            }
+            if let previous = current.last, character.isUppercase {
+                let nextIsLower = index + 1 < characters.count && characters[index + 1].isLowercase
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && nextIsLower) { flush() }
+            }
+            current.append(character)
+        }
+        flush()
+        return words
+    }
+}

@@ -1,0 +1,206 @@
+/// JSON redaction, both on parsed values and in place on body bytes.
+extension Redactor {
+    /// The value with every secret-looking member's value replaced at any depth, and known
+    /// secrets replaced inside strings. Member order and number literals are kept.
+    public func redact(_ value: JSONValue) -> JSONValue {
+        let secrets = secretBytes
+        return redact(value, secrets: secrets)
+    }
+
+    private func redact(_ value: JSONValue, secrets: [[UInt8]]) -> JSONValue {
+        switch value {
+        case .null, .bool, .number:
+            return value
+        case .string(let text):
+            guard !secrets.isEmpty else { return value }
+            let bytes = Array(text.utf8)
+            let replaced = Redactor.replacing(secrets, in: bytes)
+            return replaced == bytes ? value : .string(String(decoding: replaced, as: UTF8.self))
+        case .array(let elements):
+            return .array(elements.map { redact($0, secrets: secrets) })
+        case .object(let object):
+            return .object(JSONObject(object.members.map { member in
+                if policy.isSensitiveField(member.key), Redactor.canHoldSecret(member.value) {
+                    return JSONObject.Member(key: member.key, value: .string(Redactor.placeholder))
+                }
+                return JSONObject.Member(key: member.key, value: redact(member.value, secrets: secrets))
+            }))
+        }
+    }
+
+    static func canHoldSecret(_ value: JSONValue) -> Bool {
+        switch value {
+        case .null, .bool: return false
+        case .string(let text): return !text.isEmpty
+        case .number, .array, .object: return true
+        }
+    }
+
+    /// When `bytes` are one JSON document, the same bytes with the value of every secret member
+    /// replaced by `"[redacted]"`; the same array when nothing is secret; nil when the bytes are
+    /// not JSON. Works on the bytes rather than on a parsed value so that formatting, escapes
+    /// and number spellings survive exactly, and without recursion so that nesting depth costs
+    /// no stack (a body is untrusted input).
+    func redactJSONBytes(_ bytes: [UInt8]) -> [UInt8]? {
+        var scanner = JSONByteScanner(bytes: bytes)
+        guard let spans = scanner.secretValueSpans(isSecret: policy.isSensitiveField) else { return nil }
+        guard !spans.isEmpty else { return bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var copied = 0
+        for span in spans {
+            out += bytes[copied..<span.lowerBound]
+            out += "\"\(Redactor.placeholder)\"".utf8
+            copied = span.upperBound
+        }
+        out += bytes[copied...]
+        return out
+    }
+}
+
+/// Walks JSON bytes with an explicit stack, reporting the byte ranges of values whose member
+/// name is secret. It checks structure (brackets, commas, colons, strings) but not the finer
+/// grammar of numbers: being wrong on malformed input only means redacting as if it were JSON.
+private struct JSONByteScanner {
+    let bytes: [UInt8]
+    var index = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    private enum State { case value, afterValue, key }
+    private enum Container { case object, array }
+
+    mutating func secretValueSpans(isSecret: (String) -> Bool) -> [Range<Int>]? {
+        var spans: [Range<Int>] = []
+        var stack: [Container] = []
+        var state = State.value
+        skipWhitespace()
+        guard let first = peek, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return nil }
+        while true {
+            switch state {
+            case .value:
+                guard let byte = peek else { return nil }
+                if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                    let isObject = byte == UInt8(ascii: "{")
+                    stack.append(isObject ? .object : .array)
+                    index += 1
+                    skipWhitespace()
+                    if peek == UInt8(ascii: isObject ? "}" : "]") {
+                        stack.removeLast()
+                        index += 1
+                        state = .afterValue
+                    } else {
+                        state = isObject ? .key : .value
+                    }
+                } else {
+                    guard skipScalarOrString() else { return nil }
+                    state = .afterValue
+                }
+            case .afterValue:
+                skipWhitespace()
+                guard let top = stack.last else { return atEnd ? spans : nil }
+                guard let byte = peek else { return nil }
+                index += 1
+                if byte == UInt8(ascii: ",") {
+                    skipWhitespace()
+                    state = top == .object ? .key : .value
+                } else if (byte == UInt8(ascii: "}") && top == .object) || (byte == UInt8(ascii: "]") && top == .array) {
+                    stack.removeLast()
+                } else {
+                    return nil
+                }
+            case .key:
+                let keyStart = index
+                guard peek == UInt8(ascii: "\""), skipString() else { return nil }
+                let key = decodeKey(keyStart..<index)
+                skipWhitespace()
+                guard peek == UInt8(ascii: ":") else { return nil }
+                index += 1
+                skipWhitespace()
+                state = .value
+                if let key, isSecret(key), let byte = peek, canHoldSecret(byte) {
+                    let start = index
+                    guard skipWholeValue() else { return nil }
+                    spans.append(start..<index)
+                    state = .afterValue
+                }
+            }
+        }
+    }
+
+    private var atEnd: Bool { index >= bytes.count }
+    private var peek: UInt8? { atEnd ? nil : bytes[index] }
+
+    private func canHoldSecret(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "n"), UInt8(ascii: "t"), UInt8(ascii: "f"): return false
+        case UInt8(ascii: "\""): return index + 1 < bytes.count && bytes[index + 1] != UInt8(ascii: "\"")
+        default: return true
+        }
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = peek, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
+    }
+
+    /// A key without escapes is its bytes; one with escapes goes through the strict parser so
+    /// that `"pass\u0077ord"` is still recognised as `password`.
+    private func decodeKey(_ range: Range<Int>) -> String? {
+        let inner = bytes[(range.lowerBound + 1)..<(range.upperBound - 1)]
+        if !inner.contains(UInt8(ascii: "\\")) { return String(decoding: inner, as: UTF8.self) }
+        return (try? JSONParser().parse(Array(bytes[range])))?.stringValue
+    }
+
+    private mutating func skipString() -> Bool {
+        index += 1
+        while let byte = peek {
+            index += byte == UInt8(ascii: "\\") ? 2 : 1
+            if byte == UInt8(ascii: "\"") { return true }
+            if byte < 0x20 { return false }
+        }
+        return false
+    }
+
+    private mutating func skipScalarOrString() -> Bool {
+        if peek == UInt8(ascii: "\"") { return skipString() }
+        let start = index
+        while let byte = peek, isScalarByte(byte) { index += 1 }
+        return index > start
+    }
+
+    private func isScalarByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Skips one value of any kind, counting brackets rather than recursing.
+    private mutating func skipWholeValue() -> Bool {
+        guard let byte = peek else { return false }
+        guard byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") else { return skipScalarOrString() }
+        var depth = 0
+        while let current = peek {
+            switch current {
+            case UInt8(ascii: "\""):
+                guard skipString() else { return false }
+                continue
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                if depth == 0 {
+                    index += 1
+                    return true
+                }
+            default:
+                break
+            }
+            index += 1
+        }
+        return false
+    }
+}
