@@ -1,0 +1,433 @@
+import Foundation
+import Testing
+
+/// The files that ship beside the binary: shell completions, the man page, Scripts/install.sh.
+/// They are checked with the real tools (bash, zsh, fish, groff), which Scripts/deps.sh installs;
+/// a missing tool fails the test rather than skipping it, so CI cannot pass without checking.
+@Suite struct InstallTests {
+    /// The repository root, from this file's path (Tests/UserDebugCLITests/InstallTests.swift).
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static let bashCompletion = root.appendingPathComponent("config/completions/userdebug.bash").path
+    static let zshCompletion = root.appendingPathComponent("config/completions/_userdebug").path
+    static let fishCompletion = root.appendingPathComponent("config/completions/userdebug.fish").path
+    static let manPage = root.appendingPathComponent("config/userdebug.1").path
+    static let installScript = root.appendingPathComponent("Scripts/install.sh").path
+
+    /// What `install.sh` puts under the prefix, and the mode of each.
+    static let installed: [(path: String, mode: Int, source: String?)] = [
+        ("bin/userdebug", 0o755, nil),
+        ("share/man/man1/userdebug.1", 0o644, "config/userdebug.1"),
+        ("share/bash-completion/completions/userdebug", 0o644, "config/completions/userdebug.bash"),
+        ("share/zsh/site-functions/_userdebug", 0o644, "config/completions/_userdebug"),
+        ("share/fish/vendor_completions.d/userdebug.fish", 0o644, "config/completions/userdebug.fish"),
+    ]
+
+    // MARK: - Syntax
+
+    @Test(arguments: [
+        ("bash", InstallTests.bashCompletion),
+        ("zsh", InstallTests.zshCompletion),
+        ("fish", InstallTests.fishCompletion),
+    ])
+    func completionScriptsParseInTheirShell(shell: String, file: String) throws {
+        guard let executable = InstallShell.find(shell) else {
+            Issue.record("\(shell) is not installed, so \(file) cannot be checked; Scripts/deps.sh installs it (apt-get install \(shell))")
+            return
+        }
+        let result = try InstallShell.run(executable, ["-n", file])
+        #expect(result.status == 0, "\(shell) -n \(file): \(result)")
+        #expect(result.err.isEmpty, "\(shell) -n \(file): \(result)")
+    }
+
+    // MARK: - Bash completion behaviour
+
+    struct CompletionCase: Sendable, CustomTestStringConvertible {
+        var words: [String]
+        /// Replies that must be offered.
+        var contains: [String] = []
+        /// When set, exactly these replies (in any order).
+        var exactly: [String]? = nil
+        /// Replies that must not be offered.
+        var excludes: [String] = []
+        var testDescription: String { words.joined(separator: " ") + "⇥" }
+    }
+
+    static let completionCases: [CompletionCase] = [
+        CompletionCase(words: ["userdebug", "ses"], exactly: ["session"]),
+        CompletionCase(
+            words: ["userdebug", ""],
+            contains: ["copy-id", "dump-json", "print-response", "copy-token", "session", "response", "copy", "paste", "help"],
+            excludes: ["import", "--to"]),
+        CompletionCase(words: ["userdebug", "session", ""], exactly: ["import", "set", "list", "show", "use", "remove"]),
+        CompletionCase(words: ["userdebug", "response", ""], exactly: ["record", "list"]),
+        CompletionCase(words: ["userdebug", "copy-id", "--to", ""], exactly: ["auto", "stdout", "clipboard", "primary", "both"]),
+        CompletionCase(words: ["userdebug", "dump-json", "--to", "c"], exactly: ["clipboard"]),
+        CompletionCase(words: ["userdebug", "copy-id", "--to", "=", "p"], exactly: ["primary"]),
+        CompletionCase(words: ["userdebug", "copy-id", "--to=s"], exactly: ["--to=stdout"]),
+        CompletionCase(words: ["userdebug", "copy", "--selection", ""], exactly: ["clipboard", "primary"]),
+        CompletionCase(words: ["userdebug", "paste", "--selection", ""], exactly: ["clipboard", "primary"]),
+        CompletionCase(words: ["userdebug", "print-response", "--status", ""], exactly: ["2xx", "3xx", "4xx", "5xx"]),
+        CompletionCase(words: ["userdebug", "response", "list", "--status", ""], exactly: ["2xx", "3xx", "4xx", "5xx"]),
+        CompletionCase(
+            words: ["userdebug", "copy-id", "--"],
+            exactly: ["--to", "--lifetime", "--session", "--reveal", "--quiet", "--help"]),
+        CompletionCase(
+            words: ["userdebug", "session", "import", "--"],
+            exactly: ["--name", "--keep-current", "--session", "--reveal", "--quiet", "--help"]),
+        CompletionCase(
+            words: ["userdebug", "print-response", "--"],
+            contains: ["--tag", "--path", "--status", "--body", "--headers", "--full", "--json", "--to"],
+            excludes: ["--limit", "--selection"]),
+        // A value is not an option: after `--to clipboard` the options come back.
+        CompletionCase(words: ["userdebug", "copy-id", "--to", "clipboard", "--l"], exactly: ["--lifetime"]),
+        CompletionCase(words: ["userdebug", "print-response", ""], exactly: ["last"]),
+        CompletionCase(words: ["userdebug", "nonsense", ""], exactly: []),
+    ]
+
+    @Test(arguments: InstallTests.completionCases)
+    func bashCompletionOffers(_ testCase: CompletionCase) throws {
+        let replies = try InstallShell.bashComplete(testCase.words)
+        if let exactly = testCase.exactly {
+            #expect(replies.sorted() == exactly.sorted(), "replies: \(replies)")
+        }
+        for expected in testCase.contains {
+            #expect(replies.contains(expected), "\(expected) not in \(replies)")
+        }
+        for unexpected in testCase.excludes {
+            #expect(!replies.contains(unexpected), "\(unexpected) offered in \(replies)")
+        }
+        #expect(replies.count == Set(replies).count, "duplicates in \(replies)")
+    }
+
+    @Test func bashCompletionOffersSessionNamesFromTheSessionList() throws {
+        let directory = try InstallTemporaryDirectory()
+        // A stand-in for `userdebug session list --json`: the user's "name" must not be taken for
+        // the session's.
+        try directory.write(
+            "bin/userdebug",
+            """
+            #!/bin/sh
+            [ "$*" = "session list --json" ] || exit 64
+            echo '{"name":"staging","current":true,"environment":"staging","user":{"identifier":"u1","name":"Zoë"}}'
+            echo '{"name":"prod eu","current":false,"user":{"identifier":"u2","name":"Bob"}}'
+            echo 'no store yet' >&2
+            """,
+            mode: 0o755)
+        let path = directory.url.appendingPathComponent("bin").path + ":/usr/bin:/bin"
+        for words in [["userdebug", "session", "use", ""], ["userdebug", "copy-id", "--session", ""], ["userdebug", "session", "show", ""]] {
+            let replies = try InstallShell.bashComplete(words, environment: ["PATH": path])
+            #expect(replies.sorted() == ["prod\\ eu", "staging"], "\(words): \(replies)")
+        }
+        let narrowed = try InstallShell.bashComplete(["userdebug", "session", "remove", "st"], environment: ["PATH": path])
+        #expect(narrowed == ["staging"])
+    }
+
+    @Test func bashCompletionOffersFilesForImportAndRecord() throws {
+        let directory = try InstallTemporaryDirectory()
+        try directory.write("login.json", "{}")
+        try directory.write("other.txt", "")
+        let prefix = directory.url.appendingPathComponent("lo").path
+        for words in [["userdebug", "session", "import", prefix], ["userdebug", "response", "record", "--tag", "x", prefix]] {
+            let replies = try InstallShell.bashComplete(words)
+            #expect(replies == [directory.url.appendingPathComponent("login.json").path], "\(words): \(replies)")
+        }
+    }
+
+    // MARK: - Drift between the commands and the files that describe them
+
+    /// `path: ["session", "import"]` in Sources/UserDebugCLI/Commands/*.swift.
+    static func commandPaths() throws -> [String] {
+        try InstallSources.matches(#"path:\s*\[([^\]]*)\]"#, in: InstallSources.commandFiles()).map { group in
+            group.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+                .joined(separator: " ")
+        }
+    }
+
+    /// `.flag("json"` and `.value("to"` in the commands, the global options and the output router.
+    static func optionNames() throws -> [String] {
+        let files = try InstallSources.commandFiles() + [
+            root.appendingPathComponent("Sources/UserDebugCLI/Parsing/CommandSpec.swift"),
+            root.appendingPathComponent("Sources/UserDebugCLI/Runtime/OutputRouter.swift"),
+        ]
+        return Array(Set(try InstallSources.matches(#"\.(?:flag|value)\(\s*"([a-z0-9-]+)""#, in: files))).sorted()
+    }
+
+    @Test func everyCommandIsCompletedAndDocumented() throws {
+        let paths = try Self.commandPaths()
+        #expect(paths.count >= 14, "found only \(paths) in Sources/UserDebugCLI/Commands")
+        let bash = try String(contentsOfFile: Self.bashCompletion, encoding: .utf8)
+        let zsh = try String(contentsOfFile: Self.zshCompletion, encoding: .utf8)
+        let fish = try String(contentsOfFile: Self.fishCompletion, encoding: .utf8)
+        let man = try String(contentsOfFile: Self.manPage, encoding: .utf8)
+        for path in paths {
+            #expect(bash.contains("'\(path)|"), "\(path) missing from _userdebug_commands in userdebug.bash")
+            #expect(zsh.contains("'\(path)|"), "\(path) missing from commands in _userdebug")
+            let fishWords = path.contains(" ") ? "'\(path)'" : path
+            #expect(fish.contains("__userdebug_command \(fishWords) "), "\(path) missing from userdebug.fish")
+            // A tagged paragraph headed `.B copy\-id` or `.BI "session use " name`.
+            let heading = "(?m)^\\.BI? \"?" + NSRegularExpression.escapedPattern(for: path.replacingOccurrences(of: "-", with: "\\-")) + "( |\"|$)"
+            #expect(man.range(of: heading, options: .regularExpression) != nil, "\(path) missing from COMMANDS in userdebug.1")
+        }
+    }
+
+    @Test func everyOptionIsCompletedAndDocumented() throws {
+        let names = try Self.optionNames()
+        #expect(names.contains("to") && names.contains("session") && names.contains("keep-current"), "found \(names)")
+        let bash = try String(contentsOfFile: Self.bashCompletion, encoding: .utf8)
+        let zsh = try String(contentsOfFile: Self.zshCompletion, encoding: .utf8)
+        let fish = try String(contentsOfFile: Self.fishCompletion, encoding: .utf8)
+        let man = try String(contentsOfFile: Self.manPage, encoding: .utf8)
+        for name in names {
+            let bashPattern = "--\(name)[ |']"
+            #expect(bash.range(of: bashPattern, options: .regularExpression) != nil, "--\(name) missing from userdebug.bash")
+            #expect(zsh.contains("--\(name)[") || zsh.contains("--\(name)=["), "--\(name) missing from option_specs in _userdebug")
+            #expect(fish.contains("-l \(name) "), "--\(name) missing from __userdebug_option in userdebug.fish")
+            #expect(man.contains("\\-\\-\(name.replacingOccurrences(of: "-", with: "\\-"))"), "--\(name) missing from userdebug.1")
+        }
+    }
+
+    // MARK: - Man page
+
+    @Test func manPageRendersWithoutWarnings() throws {
+        guard let groff = InstallShell.find("groff") else {
+            Issue.record("groff is not installed, so config/userdebug.1 cannot be checked; Scripts/deps.sh installs it (apt-get install groff-base)")
+            return
+        }
+        let result = try InstallShell.run(groff, ["-man", "-Tutf8", "-ww", "-z", Self.manPage])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.err.isEmpty, "groff warnings:\n\(result.err)")
+
+        // -P-cbou: plain text, no escape sequences or overstrike for bold and underline.
+        let rendered = try InstallShell.run(groff, ["-man", "-Tutf8", "-ww", "-P-cbou", Self.manPage])
+        #expect(rendered.status == 0 && rendered.err.isEmpty, "\(rendered.err)")
+        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OUTPUT", "FILES", "ENVIRONMENT", "EXIT STATUS", "EXAMPLES", "SEE ALSO"] {
+            #expect(rendered.out.contains("\n\(section)\n"), "no \(section) section")
+        }
+    }
+
+    // MARK: - install.sh
+
+    @Test func installPutsEveryFileInPlaceAndUninstallRemovesExactlyThose() throws {
+        let directory = try InstallTemporaryDirectory()
+        let fake = try directory.write("fake-userdebug", "#!/bin/sh\necho fake userdebug\n", mode: 0o755)
+        let prefix = directory.url.appendingPathComponent("prefix")
+        let sentinel = try directory.write("prefix/bin/someone-else", "keep me", mode: 0o755)
+        var environment = [
+            "PREFIX": prefix.path, "USERDEBUG_INSTALL_BINARY": fake, "HOME": directory.url.path, "PATH": "/usr/bin:/bin",
+        ]
+
+        let first = try InstallShell.run("/bin/bash", [Self.installScript], environment: environment, directory: directory.url)
+        #expect(first.status == 0, "\(first)")
+        #expect(first.out.isEmpty, "install.sh wrote to stdout: \(first.out)")
+        #expect(first.err.contains("not on PATH"), "no PATH warning: \(first.err)")
+        for file in Self.installed {
+            let target = prefix.appendingPathComponent(file.path).path
+            #expect(first.err.contains("installed \(target)"), "not reported: \(target)\n\(first.err)")
+            #expect(try InstallSources.mode(of: target) == file.mode, "\(target) mode")
+            let expected = try Data(contentsOf: URL(fileURLWithPath: file.source.map { Self.root.appendingPathComponent($0).path } ?? fake))
+            #expect(FileManager.default.contents(atPath: target) == expected, "\(target) differs from its source")
+        }
+        #expect(try InstallShell.run(prefix.appendingPathComponent("bin/userdebug").path, []).out == "fake userdebug\n")
+        // Nothing else: no temporary files left beside the installed ones.
+        let everything = try InstallSources.files(under: prefix).sorted()
+        #expect(everything == (Self.installed.map(\.path) + ["bin/someone-else"]).sorted())
+
+        // Again, with the prefix on PATH: nothing changes, nothing to warn about.
+        environment["PATH"] = prefix.appendingPathComponent("bin").path + ":/usr/bin:/bin"
+        let second = try InstallShell.run("/bin/bash", [Self.installScript], environment: environment, directory: directory.url)
+        #expect(second.status == 0, "\(second)")
+        #expect(!second.err.contains("installed "), "a second install rewrote files: \(second.err)")
+        #expect(second.err.components(separatedBy: "up to date: ").count - 1 == Self.installed.count, "\(second.err)")
+        #expect(!second.err.contains("not on PATH"), "\(second.err)")
+
+        // A changed binary is replaced; a mode someone changed is put back.
+        try Data("#!/bin/sh\necho new\n".utf8).write(to: URL(fileURLWithPath: fake))
+        let manTarget = prefix.appendingPathComponent("share/man/man1/userdebug.1").path
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: manTarget)
+        let third = try InstallShell.run("/bin/bash", [Self.installScript], environment: environment, directory: directory.url)
+        #expect(third.status == 0, "\(third)")
+        #expect(try InstallShell.run(prefix.appendingPathComponent("bin/userdebug").path, []).out == "new\n")
+        #expect(try InstallSources.mode(of: manTarget) == 0o644)
+
+        let removal = try InstallShell.run("/bin/bash", [Self.installScript, "--uninstall"], environment: environment, directory: directory.url)
+        #expect(removal.status == 0, "\(removal)")
+        for file in Self.installed {
+            let target = prefix.appendingPathComponent(file.path).path
+            #expect(!FileManager.default.fileExists(atPath: target), "\(target) still there")
+            #expect(removal.err.contains("removed \(target)"), "not reported: \(target)")
+        }
+        #expect(FileManager.default.fileExists(atPath: sentinel), "--uninstall removed a file it did not install")
+
+        let again = try InstallShell.run("/bin/bash", [Self.installScript, "--uninstall"], environment: environment, directory: directory.url)
+        #expect(again.status == 0, "\(again)")
+    }
+
+    @Test func installHonoursDestdirAndRelativePaths() throws {
+        let directory = try InstallTemporaryDirectory()
+        try directory.write("fake-userdebug", "#!/bin/sh\n", mode: 0o755)
+        // Relative DESTDIR and binary: relative to where install.sh is started, not to the repository.
+        let result = try InstallShell.run(
+            "/bin/bash", [Self.installScript],
+            environment: ["DESTDIR": "stage", "PREFIX": "/usr", "USERDEBUG_INSTALL_BINARY": "fake-userdebug", "PATH": "/usr/bin:/bin"],
+            directory: directory.url)
+        #expect(result.status == 0, "\(result)")
+        #expect(!result.err.contains("not on PATH"), "a staged install should not warn about PATH: \(result.err)")
+        for file in Self.installed {
+            let target = directory.url.appendingPathComponent("stage/usr/\(file.path)").path
+            #expect(try InstallSources.mode(of: target) == file.mode, "\(target)")
+        }
+    }
+
+    @Test func installRefusesAMissingBinaryAndUnknownArguments() throws {
+        let directory = try InstallTemporaryDirectory()
+        let prefix = directory.url.appendingPathComponent("prefix").path
+        let missing = try InstallShell.run(
+            "/bin/bash", [Self.installScript],
+            environment: ["PREFIX": prefix, "USERDEBUG_INSTALL_BINARY": directory.url.appendingPathComponent("nope").path, "PATH": "/usr/bin:/bin"])
+        #expect(missing.status == 66, "\(missing)")
+        #expect(missing.err.contains("USERDEBUG_INSTALL_BINARY"), "\(missing)")
+        #expect(!FileManager.default.fileExists(atPath: prefix), "created the prefix for a failed install")
+
+        let unknown = try InstallShell.run("/bin/bash", [Self.installScript, "--frobnicate"], environment: ["PREFIX": prefix, "PATH": "/usr/bin:/bin"])
+        #expect(unknown.status == 64, "\(unknown)")
+        #expect(unknown.err.contains("--frobnicate"), "\(unknown)")
+    }
+}
+
+/// What a helper process did.
+struct InstallShellResult: CustomStringConvertible {
+    var status: Int32
+    var out: String
+    var err: String
+    var description: String { "exit \(status)\nstdout: \(out)\nstderr: \(err)" }
+}
+
+/// Runs the shells and tools these tests check the files with.
+enum InstallShell {
+    /// The executable named `name` on PATH (or in the usual directories), if installed.
+    static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/bin", "/usr/local/bin"]
+        return directories.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Runs `executable` with `arguments`; output goes through files so a chatty child never blocks.
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"],
+        directory: URL? = nil
+    ) throws -> InstallShellResult {
+        let scratch = try InstallTemporaryDirectory()
+        let outURL = scratch.url.appendingPathComponent("out")
+        let errURL = scratch.url.appendingPathComponent("err")
+        try Data().write(to: outURL)
+        try Data().write(to: errURL)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        defer {
+            try? out.close()
+            try? err.close()
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        if let directory { process.currentDirectoryURL = directory }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        return InstallShellResult(
+            status: process.terminationStatus,
+            out: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            err: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    /// Sources the bash completion and runs `_userdebug` as bash would for `words` (the cursor at
+    /// the end of the last word); returns COMPREPLY.
+    static func bashComplete(_ words: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"]) throws -> [String] {
+        let script = """
+            source "$1" || exit 90
+            shift
+            COMP_WORDS=("$@")
+            COMP_CWORD=$(($# - 1))
+            _userdebug userdebug || exit 91
+            for reply in "${COMPREPLY[@]}"; do printf '%s\\n' "$reply"; done
+            """
+        let result = try run("/bin/bash", ["--norc", "--noprofile", "-c", script, "bash", InstallTests.bashCompletion] + words, environment: environment)
+        guard result.status == 0, result.err.isEmpty else {
+            Issue.record("bash completion failed for \(words): \(result)")
+            return []
+        }
+        return result.out.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+    }
+}
+
+/// Reading the sources and the file system for the drift and install checks.
+enum InstallSources {
+    static func commandFiles() throws -> [URL] {
+        let directory = InstallTests.root.appendingPathComponent("Sources/UserDebugCLI/Commands").resolvingSymlinksInPath()
+        return try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "swift" }
+    }
+
+    /// The first capture group of every match of `pattern` in `files`.
+    static func matches(_ pattern: String, in files: [URL]) throws -> [String] {
+        let expression = try NSRegularExpression(pattern: pattern)
+        var found: [String] = []
+        for file in files {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            let range = NSRange(text.startIndex..., in: text)
+            for match in expression.matches(in: text, range: range) {
+                if let group = Range(match.range(at: 1), in: text) { found.append(String(text[group])) }
+            }
+        }
+        return found
+    }
+
+    /// The permission bits of a file, or nil when it does not exist.
+    static func mode(of path: String) throws -> Int? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        return (attributes[.posixPermissions] as? NSNumber).map { $0.intValue & 0o7777 }
+    }
+
+    /// Every regular file under `directory` (hidden ones too), relative to it.
+    static func files(under directory: URL) throws -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: directory.path) else { return [] }
+        var files: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent(relative).path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files.append(relative)
+            }
+        }
+        return files
+    }
+}
+
+/// A directory removed when the test is done.
+final class InstallTemporaryDirectory: @unchecked Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("userdebug-install-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Writes `contents` to `relative` (creating directories) and returns its path.
+    @discardableResult
+    func write(_ relative: String, _ contents: String, mode: Int = 0o644) throws -> String {
+        let file = url.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(contents.utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file.path)
+        return file.path
+    }
+}

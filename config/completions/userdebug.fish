@@ -1,0 +1,187 @@
+# fish completion for userdebug(1).
+#
+# Installed by Scripts/install.sh as $PREFIX/share/fish/vendor_completions.d/userdebug.fish;
+# fish looks in ~/.local/share/fish/vendor_completions.d and /usr/share/fish/vendor_completions.d.
+#
+# Adding a command is one `__userdebug_command` line at the end; an option no command had before
+# also needs a line in __userdebug_option.
+
+# The command the line names so far: "copy-id", "session import", "session" (a group without its
+# subcommand yet), or nothing.
+function __userdebug_current_command
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    test (count $tokens) -ge 1; or return
+    string match -q -- '-*' $tokens[1]; and return
+    if contains -- $tokens[1] $__userdebug_groups
+        if test (count $tokens) -ge 2
+            echo "$tokens[1] $tokens[2]"
+        else
+            echo $tokens[1]
+        end
+    else
+        echo $tokens[1]
+    end
+end
+
+# Whether the command line names one of the given commands.
+function __userdebug_using
+    set -l command (__userdebug_current_command)
+    test -n "$command"; and contains -- "$command" $argv
+end
+
+# Whether no command is named yet.
+function __userdebug_needs_command
+    set -l tokens (commandline -opc)
+    test (count $tokens) -eq 1
+end
+
+# Whether the command line names the group $argv[1] and not yet one of its subcommands.
+function __userdebug_needs_subcommand
+    set -l command (__userdebug_current_command)
+    test "$command" = "$argv[1]"
+end
+
+# Whether no positional argument follows the command yet (every command takes at most one).
+# Counts words that are neither options nor the value of the option before them.
+function __userdebug_needs_argument
+    set -l tokens (commandline -opc)
+    set -l words (string split ' ' -- (__userdebug_current_command))
+    set -e tokens[1..(math (count $words) + 1)]
+    set -l skip 0
+    for token in $tokens
+        if test $skip -eq 1
+            set skip 0
+        else if string match -q -- '--*=*' $token
+            continue
+        else if string match -q -- '-?*' $token
+            contains -- (string replace -r '^--' '' -- $token) $__userdebug_value_options; and set skip 1
+        else
+            return 1
+        end
+    end
+    return 0
+end
+
+# Session names from `userdebug session list --json`, one JSON object per line. The first
+# "name" member of a line is the session's (the user's own "name" comes later, inside "user").
+# No jq: it may not be installed.
+function __userdebug_sessions
+    userdebug session list --json 2>/dev/null | string match -r -g '"name":"([^"\\\\]*)"'
+end
+
+# The options that take a value (so their value is not taken for a positional argument).
+set -g __userdebug_value_options session to lifetime tag path status name id token base-url environment limit selection target timeout
+set -g __userdebug_groups
+
+# Declares option $argv[2] for the command(s) $argv[1].
+function __userdebug_option -a commands option
+    set -l when "__userdebug_using $commands"
+    switch $option
+        case session
+            complete -c userdebug -n $when -l session -x -a '(__userdebug_sessions)' -d 'Use this session instead of the current one'
+        case reveal
+            complete -c userdebug -n $when -l reveal -d 'Show secrets instead of redacting them'
+        case quiet
+            complete -c userdebug -n $when -s q -l quiet -d 'Print no notices on stderr'
+        case help
+            complete -c userdebug -n $when -s h -l help -d 'Show help for the command'
+        case to
+            complete -c userdebug -n $when -l to -x -a 'auto stdout clipboard primary both' -d 'Where the result goes'
+        case lifetime
+            complete -c userdebug -n $when -l lifetime -x -d 'Stop serving the selection after SECONDS'
+        case tag
+            complete -c userdebug -n $when -l tag -x -d 'A tag (filter, or add when recording)'
+        case path
+            complete -c userdebug -n $when -l path -x -d 'Only responses whose URL contains this'
+        case status
+            complete -c userdebug -n $when -l status -x -a '2xx 3xx 4xx 5xx' -d 'Only responses with this status or class'
+        case body
+            complete -c userdebug -n $when -l body -d 'The response body (default)'
+        case headers
+            complete -c userdebug -n $when -l headers -d 'The status line and response headers'
+        case full
+            complete -c userdebug -n $when -l full -d 'Request and response, headers and bodies'
+        case json
+            complete -c userdebug -n $when -l json -d 'JSON even on a terminal'
+        case name
+            complete -c userdebug -n $when -l name -x -d 'Session name (import) or user display name (set)'
+        case keep-current
+            complete -c userdebug -n $when -l keep-current -d 'Do not make the imported session current'
+        case id
+            complete -c userdebug -n $when -l id -x -d 'The user identifier'
+        case token
+            complete -c userdebug -n $when -l token -x -d 'The auth token (visible in the process list)'
+        case token-stdin
+            complete -c userdebug -n $when -l token-stdin -d 'Read the auth token from standard input'
+        case base-url
+            complete -c userdebug -n $when -l base-url -x -d 'The backend base URL'
+        case environment
+            complete -c userdebug -n $when -l environment -x -d 'The environment label'
+        case limit
+            complete -c userdebug -n $when -l limit -x -d 'At most N responses (0 for all)'
+        case all-sessions
+            complete -c userdebug -n $when -l all-sessions -d 'Responses of every session'
+        case selection
+            complete -c userdebug -n $when -l selection -x -a 'clipboard primary' -d 'The X selection'
+        case secret
+            complete -c userdebug -n $when -l secret -d 'Mark as a secret, cleared after a timeout'
+        case target
+            complete -c userdebug -n $when -l target -x -a 'UTF8_STRING TARGETS STRING TEXT application/json' -d 'The target to ask for'
+        case timeout
+            complete -c userdebug -n $when -l timeout -x -d 'Give up after SECONDS'
+        case '*'
+            echo "userdebug.fish: no completion for option --$option" >&2
+    end
+end
+
+# Declares a command: its words, description, positional argument (file, session, response,
+# command or none) and the options it accepts besides the global ones.
+function __userdebug_command -a words description argument
+    set -l options $argv[4..-1] session reveal quiet help
+    set -l parts (string split ' ' -- $words)
+    if test (count $parts) -eq 2
+        contains -- $parts[1] $__userdebug_groups; or begin
+            set -ga __userdebug_groups $parts[1]
+            complete -c userdebug -n __userdebug_needs_command -a $parts[1] -d "$parts[1] subcommands"
+        end
+        complete -c userdebug -n "__userdebug_needs_subcommand $parts[1]" -a $parts[2] -d $description
+    else
+        complete -c userdebug -n __userdebug_needs_command -a $words -d $description
+    end
+    set -l when "__userdebug_using '$words'; and __userdebug_needs_argument"
+    switch $argument
+        case file
+            complete -c userdebug -n $when -F -a - -d 'JSON file, or - for standard input'
+        case session
+            complete -c userdebug -n $when -a '(__userdebug_sessions)' -d Session
+        case response
+            complete -c userdebug -n $when -a last -d 'The newest matching response'
+        case command
+            complete -c userdebug -n $when -a '(complete -C"userdebug " | string replace -r "\t.*" "")'
+    end
+    for option in $options
+        __userdebug_option "'$words'" $option
+    end
+end
+
+complete -c userdebug -f
+complete -c userdebug -n __userdebug_needs_command -s h -l help -d 'Show help'
+complete -c userdebug -n __userdebug_needs_command -l version -d 'Print the version'
+
+__userdebug_command copy-id 'Copy the current user identifier' none to lifetime
+__userdebug_command dump-json 'Dump the current user as JSON' none to lifetime
+__userdebug_command print-response 'Print a recorded backend response' response tag path status body headers full json to lifetime
+__userdebug_command copy-token 'Copy the session auth token (a secret)' none to lifetime
+__userdebug_command 'session import' 'Record a session from a JSON document' file name keep-current
+__userdebug_command 'session set' 'Create or update a session from flags' none id name token token-stdin base-url environment
+__userdebug_command 'session list' 'List the sessions' none json
+__userdebug_command 'session show' 'Show one session as JSON' session
+__userdebug_command 'session use' 'Make a session the current one' session
+__userdebug_command 'session remove' 'Remove a session and its responses' session
+__userdebug_command 'response record' 'Record backend responses from a JSON document' file tag
+__userdebug_command 'response list' 'List recorded responses, newest first' none tag path status limit all-sessions json
+__userdebug_command copy 'Put standard input on the clipboard' none selection secret json lifetime
+__userdebug_command paste 'Print the clipboard content' none selection target timeout
+__userdebug_command help 'Show help for a command' command
+__userdebug_command version 'Print the version' none
