@@ -10,6 +10,8 @@ import Glibc
 final class Database {
     /// The database file, named in every error.
     let path: String
+    /// A directory to delete after closing: the private copy a read-only snapshot was read from.
+    var removeOnClose: String?
     /// Whether the connection was opened with `SQLITE_OPEN_READONLY`.
     let isReadOnly: Bool
     private let handle: OpaquePointer
@@ -20,12 +22,13 @@ final class Database {
     /// busy handler is never asked about (a WAL snapshot that went stale, a recovery running).
     static let writeAttempts = 3
 
-    /// Opens the existing file at `path` (SQLite is never allowed to create it: the store
-    /// creates it itself with mode 0600 first, and a reader must not create anything).
-    init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32) throws(StoreError) {
+    /// Opens the existing file at `file` (SQLite is never allowed to create it: the store
+    /// creates it itself with mode 0600 first, and a reader must not create anything). Errors
+    /// name `path`, which differs from `file` only for a snapshot copy.
+    init(path: String, file: String? = nil, readOnly: Bool, busyTimeoutMilliseconds: Int32) throws(StoreError) {
         var opened: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_FULLMUTEX
-        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        let code = sqlite3_open_v2(file ?? path, &opened, flags, nil)
         guard code == SQLITE_OK, let opened else {
             let error = StoreError.from(connection: opened, code: code, path: path, sql: nil)
             sqlite3_close_v2(opened)
@@ -41,6 +44,7 @@ final class Database {
     deinit {
         cache.removeAll()
         sqlite3_close_v2(handle)
+        if let removeOnClose { FileSystem.removeDirectory(removeOnClose) }
     }
 
     /// Runs `sql`, which may hold several statements and must return no rows that matter.

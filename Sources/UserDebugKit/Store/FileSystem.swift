@@ -82,4 +82,58 @@ enum FileSystem {
         let digits = String(mode, radix: 8)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
+
+    /// Whether this process may create files in `directory` (false for a read-only mount or an
+    /// immutable directory, even for root).
+    static func isWritableDirectory(_ directory: String) -> Bool {
+        access(directory, W_OK) == 0
+    }
+
+    /// A new private (0700) directory under `$TMPDIR` or /tmp.
+    static func makeTemporaryDirectory(for path: String) throws(StoreError) -> String {
+        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        var template = Array((base + "/userdebug-snapshot-XXXXXX").utf8CString)
+        guard let created = mkdtemp(&template) else { throw StoreError.from(errno: errno, path: path) }
+        return String(cString: created)
+    }
+
+    /// Copies the file at `source` to a new 0600 file at `destination`.
+    static func copyFile(_ source: String, to destination: String) throws(StoreError) {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw StoreError.from(errno: errno, path: source) }
+        defer { close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw StoreError.from(errno: errno, path: destination) }
+        defer { close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count == 0 { return }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.from(errno: errno, path: source)
+            }
+            var written = 0
+            while written < count {
+                let result = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw StoreError.from(errno: errno, path: destination)
+                }
+                written += result
+            }
+        }
+    }
+
+    /// Removes `directory` and the plain files directly inside it (a snapshot directory).
+    static func removeDirectory(_ directory: String) {
+        if let stream = opendir(directory) {
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if name != ".", name != ".." { unlink(directory + "/" + name) }
+            }
+            closedir(stream)
+        }
+        rmdir(directory)
+    }
 }

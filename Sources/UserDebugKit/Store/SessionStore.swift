@@ -60,15 +60,21 @@ public final class SessionStore: @unchecked Sendable {
             try FileSystem.createDirectories(directory)
             try FileSystem.createFileIfMissing(path)
         }
-        let warnings = [
+        var warnings = [
             FileSystem.loosenessWarning(directory, allowed: 0o700),
             FileSystem.loosenessWarning(path, allowed: 0o600),
         ].compactMap { $0 }
 
-        let database = try Database(path: path, readOnly: mode == .readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        var database = try Database(path: path, readOnly: mode == .readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         switch mode {
         case .readOnly:
-            try Migrations.validateReadOnly(database)
+            do {
+                try Migrations.validateReadOnly(database)
+            } catch {
+                guard needsSnapshot(path, after: error) else { throw error }
+                database = try openSnapshot(of: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, original: error)
+                warnings.append("read a private copy of \(path): its directory is read-only and \(path)-wal or -shm is missing")
+            }
         case .readWrite:
             try prepareForWriting(database)
         }
