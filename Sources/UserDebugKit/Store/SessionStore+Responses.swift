@@ -1,0 +1,113 @@
+/// The response log: recording, querying, counting.
+extension SessionStore {
+    /// Records `response` under the session named `session` (nil: the current session) and
+    /// returns its new id. Retention is applied in the same transaction.
+    /// - Throws: `.noCurrentSession`, `.noSuchSession`, `.busy`, `.readOnly`, …
+    @discardableResult
+    public func record(_ response: BackendResponse, session: String?) throws(StoreError) -> Int64 {
+        try record([response], session: session)[0]
+    }
+
+    /// Records `responses` in one transaction, all or none, and returns their ids in order.
+    ///
+    /// This is also the fast way to fill a large store: batches of some thousands of responses
+    /// per call (with `retention = .unlimited`) pay one commit per batch, and every insert reuses
+    /// the same prepared statements.
+    @discardableResult
+    public func record(_ responses: [BackendResponse], session: String?) throws(StoreError) -> [Int64] {
+        guard !responses.isEmpty else { return [] }
+        let retention = self.retention
+        return try database.writeTransaction { () throws(StoreError) in
+            let owner: Int64
+            if let session { owner = try sessionID(named: session) } else { owner = try currentSessionID() }
+            var ids: [Int64] = []
+            ids.reserveCapacity(responses.count)
+            for response in responses {
+                ids.append(try insert(response, sessionID: owner))
+            }
+            try applyRetention(retention, sparingFrom: ids[0])
+            return ids
+        }
+    }
+
+    /// The responses `query` selects, newest first.
+    /// - Throws: `.noSuchSession` when the query names a session that does not exist.
+    public func responses(_ query: ResponseQuery) throws(StoreError) -> [BackendResponse] {
+        if let limit = query.limit, limit <= 0 { return [] }
+        var owner: Int64?
+        if let session = query.session { owner = try sessionID(named: session) }
+        let (sql, values) = query.sql(sessionID: owner)
+        return try database.query(sql, values) { (statement) throws(StoreError) in
+            var responses: [BackendResponse] = []
+            while try statement.step() { responses.append(try decodeResponse(statement)) }
+            return responses
+        }
+    }
+
+    /// The response with id `id`, nil when there is none (never recorded, or dropped by retention).
+    public func response(id: Int64) throws(StoreError) -> BackendResponse? {
+        let (sql, values) = ResponseQuery().sql(sessionID: nil, responseID: id)
+        return try database.query(sql, values) { (statement) throws(StoreError) in
+            try statement.step() ? try decodeResponse(statement) : nil
+        }
+    }
+
+    /// How many responses are recorded in the session named `session`, or in all sessions when nil.
+    public func responseCount(session: String?) throws(StoreError) -> Int {
+        guard let session else {
+            return Int(try database.scalarInt("SELECT count FROM response_totals WHERE id = 1") ?? 0)
+        }
+        let owner = try sessionID(named: session)
+        return Int(try database.scalarInt("SELECT count(*) FROM responses WHERE session_id = ?", [.integer(owner)]) ?? 0)
+    }
+
+    private func insert(_ response: BackendResponse, sessionID: Int64) throws(StoreError) -> Int64 {
+        let requestHeaders = StoreCoding.encode(response.request.headers)
+        let responseHeaders = StoreCoding.encode(response.headers)
+        try database.run(
+            """
+            INSERT INTO responses (session_id, status, method, url, started_at_ms, duration_ms, stored_bytes, tags,
+                request_headers, response_headers, request_body, response_body)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .integer(sessionID), .integer(Int64(response.status)), .text(response.request.method),
+                .text(response.request.url), response.startedAt.map { .integer(StoreCoding.milliseconds($0)) } ?? .null,
+                response.durationMs.map { .real($0) } ?? .null,
+                .integer(StoreCoding.storedBytes(response, requestHeaders: requestHeaders, responseHeaders: responseHeaders)),
+                .text(StoreCoding.encode(tags: response.tags)), .text(requestHeaders), .text(responseHeaders),
+                .blob(response.request.body), .blob(response.body),
+            ]
+        )
+        let id = database.lastInsertRowID
+        for tag in response.tags {
+            // OR IGNORE: a tag given twice is one row; the order and repeats stay in `tags`.
+            try database.run(
+                "INSERT OR IGNORE INTO response_tags (response_id, tag, session_id) VALUES (?, ?, ?)",
+                [.integer(id), .text(tag), .integer(sessionID)]
+            )
+        }
+        return id
+    }
+
+    private func decodeResponse(_ row: Statement) throws(StoreError) -> BackendResponse {
+        let id = row.int64(0)
+        guard let tags = StoreCoding.decodeTags(row.text(7)),
+              let requestHeaders = StoreCoding.decodeHeaders(row.text(8)),
+              let responseHeaders = StoreCoding.decodeHeaders(row.text(9))
+        else {
+            throw StoreError.corrupt(path: path, detail: "response \(id) has malformed tags or headers")
+        }
+        return BackendResponse(
+            id: id,
+            sessionName: row.optionalText(1),
+            request: BackendRequest(method: row.text(3), url: row.text(4), headers: requestHeaders, body: row.blob(10)),
+            status: Int(row.int64(2)),
+            headers: responseHeaders,
+            body: row.blob(11),
+            startedAt: row.optionalInt64(5).map { StoreCoding.date(milliseconds: $0) },
+            durationMs: row.optionalDouble(6),
+            tags: tags
+        )
+    }
+}

@@ -1,0 +1,127 @@
+import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The SQLite store of sessions and captured backend responses: one database file in WAL mode,
+/// written by the app under development and read by any number of CLI processes at once.
+///
+/// One instance is one connection. It is `Sendable` so it can be handed to another task, but it
+/// is not for concurrent use from several threads: use it from one thread at a time, or open one
+/// store per thread (SQLite serializes the writers across connections and processes).
+///
+/// Every write runs in a `BEGIN IMMEDIATE` transaction, retried a bounded number of times when
+/// another writer holds the lock past the busy timeout. Reads never wait for a writer: in WAL mode
+/// they see the last committed state.
+public final class SessionStore: @unchecked Sendable {
+    /// How a store is opened.
+    public enum Mode: Sendable {
+        /// For read commands: opens with `SQLITE_OPEN_READONLY` and never creates the store, its
+        /// directory or anything else; a missing store is `StoreError.missing`.
+        case readOnly
+        /// For write commands: creates the directory (0700) and the file (0600) when missing and
+        /// brings the schema up to date.
+        case readWrite
+    }
+
+    /// The database file.
+    public let path: String
+    /// Problems worth telling the user that do not stop the store from working, e.g.
+    /// "/x/userdebug.sqlite3 has mode 0644, looser than 0600". Modes are reported, never changed.
+    public private(set) var warnings: [String]
+    /// The limits of the response log, applied inside every record transaction (oldest
+    /// responses dropped first). Not applied by read-only stores, which cannot write.
+    public var retention: RetentionPolicy = RetentionPolicy()
+
+    /// The connection; internal so tests can inspect the schema and query plans.
+    let database: Database
+
+    private init(path: String, database: Database, warnings: [String]) {
+        self.path = path
+        self.database = database
+        self.warnings = warnings
+    }
+
+    /// Opens the store at `path`.
+    ///
+    /// - Parameter busyTimeoutMilliseconds: how long one attempt waits for another process's
+    ///   write lock before the bounded retries; reads in WAL mode do not wait for writers.
+    /// - Throws: `.missing` (read-only, no store yet), `.isDirectory`, `.notADatabase`,
+    ///   `.corrupt`, `.incompatible` (another program's database or a newer schema),
+    ///   `.readOnly` (read-write open of a read-only file or directory), `.permissionDenied`.
+    public static func open(path: String, mode: Mode, busyTimeoutMilliseconds: Int32 = 5000) throws(StoreError) -> SessionStore {
+        let directory = FileSystem.directory(of: path)
+        if let status = FileStatus(path: path) {
+            if status.isDirectory { throw StoreError.isDirectory(path: path) }
+        } else {
+            let code = errno
+            if code == EACCES { throw StoreError.permissionDenied(path: path) }
+            guard mode == .readWrite else { throw StoreError.missing(path: path) }
+            try FileSystem.createDirectories(directory)
+            try FileSystem.createFileIfMissing(path)
+        }
+        var warnings = [
+            FileSystem.loosenessWarning(directory, allowed: 0o700),
+            FileSystem.loosenessWarning(path, allowed: 0o600),
+        ].compactMap { $0 }
+
+        var database = try Database(path: path, readOnly: mode == .readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        switch mode {
+        case .readOnly:
+            do {
+                try Migrations.validateReadOnly(database)
+            } catch {
+                guard needsSnapshot(path, after: error) else { throw error }
+                database = try openSnapshot(of: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, original: error)
+                warnings.append("read a private copy of \(path): its directory is read-only and \(path)-wal or -shm is missing")
+            }
+        case .readWrite:
+            try prepareForWriting(database)
+        }
+        return SessionStore(path: path, database: database, warnings: warnings)
+    }
+
+    /// Connection settings and schema for a writer.
+    private static func prepareForWriting(_ database: Database) throws(StoreError) {
+        // SQLite silently opens read-only when a read-write open is refused (an immutable file,
+        // a read-only mount); say so now rather than at the first write.
+        if database.fileIsReadOnly { throw StoreError.readOnly(path: database.path) }
+        // synchronous=NORMAL in WAL mode loses no committed transaction on a process crash and
+        // keeps the database consistent on power loss; it only skips an fsync per commit.
+        // journal_size_limit keeps the WAL file from staying at its largest size.
+        try database.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 4194304")
+        // Keep -wal and -shm after the last connection closes, so that a read-only reader finds
+        // them: a reader cannot create them in a directory it may not write (SQLite ≥ 3.22 reads
+        // a WAL database through existing read-only -wal/-shm files, but cannot do without them).
+        database.setFileControl(SQLITE_FCNTL_PERSIST_WAL, to: 1)
+        try enableWAL(database)
+        try Migrations.migrate(database)
+    }
+
+    /// Switches the file to WAL mode once (the mode is stored in the file). The switch needs an
+    /// exclusive lock, so it is retried like a write transaction when another process is busy.
+    private static func enableWAL(_ database: Database) throws(StoreError) {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do throws(StoreError) {
+                if try database.scalarText("PRAGMA journal_mode")?.lowercased() == "wal" { return }
+                let mode = try database.scalarText("PRAGMA journal_mode = WAL")?.lowercased()
+                guard mode == "wal" else {
+                    throw StoreError.io(path: database.path, detail: "cannot switch to WAL mode (journal mode stays \(mode ?? "unknown"))")
+                }
+                return
+            } catch {
+                guard case .busy = error, attempt < Database.writeAttempts else { throw error }
+                usleep(UInt32(10_000 * attempt))
+            }
+        }
+    }
+
+    /// Runs SQLite's `PRAGMA integrity_check` and returns the problems it finds; empty when the
+    /// store is intact (for a `doctor` command and for tests).
+    public func integrityCheck() throws(StoreError) -> [String] {
+        let lines = try database.column("PRAGMA integrity_check")
+        return lines == ["ok"] ? [] : lines
+    }
+}

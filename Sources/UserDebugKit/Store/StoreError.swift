@@ -1,0 +1,62 @@
+/// Why the session store could not do what was asked. Every case that concerns a file names it,
+/// and `description` is one line that says what to do, so the CLI prints it as it is and maps
+/// the case (not the text) to an exit status.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A read-only open of a store that does not exist yet (reading never creates one).
+    case missing(path: String)
+    /// The file exists but is not an SQLite database (e.g. a text file at the store's path).
+    case notADatabase(path: String)
+    /// SQLite reports the file as malformed (damaged pages, a truncated file, bad stored values).
+    case corrupt(path: String, detail: String)
+    /// The store's path names a directory.
+    case isDirectory(path: String)
+    /// A write was attempted on a read-only file, directory, file system or read-only store.
+    case readOnly(path: String)
+    /// The operating system refused access (EACCES / EPERM on open).
+    case permissionDenied(path: String)
+    /// Another writer still held the lock after the busy timeout and the retries.
+    case busy(path: String)
+    /// No session has this name.
+    case noSuchSession(String)
+    /// A session was needed but none is current.
+    case noCurrentSession
+    /// An operating-system I/O error, e.g. a full disk.
+    case io(path: String, detail: String)
+    /// An SQLite error with no better category; carries the result code, the message and the SQL.
+    case sqlite(path: String, code: Int32, message: String, sql: String?)
+    /// A valid SQLite database that this build cannot use: made by another program, or by a newer
+    /// userdebug with a schema version this one does not know.
+    case incompatible(path: String, detail: String)
+
+    /// One line that names the file and says what to do.
+    public var description: String {
+        switch self {
+        case .missing(let path):
+            return "no store yet at \(path); record a session first: userdebug session import …"
+        case .notADatabase(let path):
+            return "\(path) is not an SQLite database; move it aside (the next write creates a new store) or set USERDEBUG_HOME"
+        case .corrupt(let path, let detail):
+            return "\(path) is corrupt (\(detail)); move it aside (the next write creates a new store) or try: sqlite3 \(path) .recover"
+        case .isDirectory(let path):
+            return "\(path) is a directory, not a store file; remove or rename it"
+        case .readOnly(let path):
+            return "\(path) is read-only (the file, its directory or its file system); make it writable or set USERDEBUG_HOME to a writable directory"
+        case .permissionDenied(let path):
+            return "permission denied for \(path); it should belong to the current user with mode 0600 in a 0700 directory"
+        case .busy(let path):
+            return "\(path) is locked by another writer; try again when it has finished"
+        case .noSuchSession(let name):
+            return "no session named \"\(name)\"; list them with: userdebug session list"
+        case .noCurrentSession:
+            return "no current session; choose one with: userdebug session use NAME"
+        case .io(let path, let detail):
+            return "I/O error on \(path): \(detail)"
+        case .sqlite(let path, let code, let message, let sql):
+            // Migration SQL spans lines; the message must stay on one.
+            let statement = sql.map { " (while running: \($0.split(whereSeparator: \.isNewline).joined(separator: " ")))" } ?? ""
+            return "SQLite error \(code) on \(path): \(message)\(statement)"
+        case .incompatible(let path, let detail):
+            return "\(path) is not a store this userdebug can use: \(detail)"
+        }
+    }
+}
