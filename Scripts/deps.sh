@@ -10,6 +10,7 @@ packages=(
   libxcb1-dev libxau-dev libxdmcp-dev libx11-dev # the clipboard shim (static libs for -static-executable)
   xvfb xclip xsel x11-utils python3-tk        # real X server and real peers in the tests
   python3 curl dash                           # test helpers, echo server, shell-safety checks
+  zsh fish groff-base                         # completion syntax checks, man page rendering
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(hyperfine)

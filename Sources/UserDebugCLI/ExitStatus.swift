@@ -64,7 +64,7 @@ enum ErrorReport {
     static func status(for error: StoreError) -> ExitStatus {
         switch error {
         case .missing, .noSuchSession, .noCurrentSession: return .noInput
-        case .notADatabase, .corrupt, .isDirectory, .io, .sqlite: return .ioError
+        case .notADatabase, .corrupt, .isDirectory, .incompatible, .io, .sqlite: return .ioError
         case .busy: return .temporaryFailure
         case .readOnly, .permissionDenied: return .noPermission
         }

@@ -45,12 +45,13 @@ import Testing
         let home = try UserDebugHome()
         try home.ok(["session", "import", "-"], stdin: Samples.session)
         try home.ok(["response", "record", "-"], stdin: Samples.notFound)
-        let before = home.storeFingerprint()
+        let before = try home.storeFingerprint()
+        #expect(before.contains("usr_1"))
         let result = try home.run(badCase.arguments, stdin: badCase.stdin)
         #expect(result.status == badCase.status, "\(result)")
         #expect(result.err.contains(badCase.message), "\(result.err)")
         #expect(result.stdout.isEmpty)
-        #expect(home.storeFingerprint() == before)
+        #expect(try home.storeFingerprint() == before)
     }
 
     @Test func aOneGibibyteFileIsRefusedWithoutReadingIt() throws {

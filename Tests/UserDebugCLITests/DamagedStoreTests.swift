@@ -73,7 +73,10 @@ import Testing
         let ready = Pipe()
         holder.standardOutput = ready
         try holder.run()
-        defer { holder.terminate(); holder.waitUntilExit() }
+        defer {
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+        }
         let line = ready.fileHandleForReading.availableData
         #expect(String(decoding: line, as: UTF8.self).hasPrefix("locked"))
         let read = try home.run(["copy-id"])

@@ -3,7 +3,7 @@ import Testing
 @testable import UserDebugKit
 
 /// A fresh directory per test, removed afterwards, so tests share nothing and run in parallel.
-private struct TemporaryDirectory: ~Copyable {
+private struct ConfigTemporaryDirectory: ~Copyable {
     let path: String
 
     init() throws {
@@ -49,7 +49,7 @@ private func loadError(_ body: () throws(ConfigError) -> Void) -> ConfigError? {
 }
 
 @Test func aMissingFileMeansTheDefaults() throws {
-    let directory = try TemporaryDirectory()
+    let directory = try ConfigTemporaryDirectory()
     #expect(try Config.load(path: directory.path + "/config.json") == .defaults)
 }
 
@@ -66,7 +66,7 @@ private func loadError(_ body: () throws(ConfigError) -> Void) -> ConfigError? {
 }
 
 @Test func aGoodFileWithCommentsIsRead() throws {
-    let directory = try TemporaryDirectory()
+    let directory = try ConfigTemporaryDirectory()
     let file = try directory.write("config.json", """
         // userdebug settings
         {
@@ -121,7 +121,7 @@ func badConfigFilesNameTheLineColumnAndKey(_ bad: BadConfig) throws {
 }
 
 @Test func anUnreadableConfigIsAnErrorNotTheDefaults() throws {
-    let directory = try TemporaryDirectory()
+    let directory = try ConfigTemporaryDirectory()
     let error = try #require(loadError { () throws(ConfigError) in _ = try Config.load(path: directory.path) })
     #expect(error.description == "\(directory.path): cannot read: Is a directory")
 }

@@ -46,7 +46,7 @@ enum ResponseCommands {
         usage: "response list [--limit N] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--all-sessions] [--json]",
         discussion: """
             One record per line: {"id", "session", "startedAt", "durationMs", "method", "url", "status",
-            "tags", "requestBytes", "responseBytes"}; URLs are redacted unless --reveal.
+            "tags"}; URLs are redacted unless --reveal.
             Example: userdebug response list --status 5xx | jq -r .url
             """,
         options: ResponseSelection.filterOptions + [
@@ -92,7 +92,6 @@ enum ResponseCommands {
                 .init(key: "status", value: .number("\(response.status)")),
                 .init(key: "tags", value: .array(response.tags.map { .string($0) })),
             ]
-            members.append(.init(key: "responseBytes", value: .number("\(response.body.count)")))
             out += JSONWriter().bytes(.object(JSONObject(members)))
             out.append(UInt8(ascii: "\n"))
         }

@@ -27,15 +27,15 @@ struct OutputRouter {
         case .clipboard, .primary:
             try copy(payload, to: target == .primary ? .primary : .clipboard)
         case .both:
-            try copy(payload, to: try configuredSelection())
+            for selection in try configuredSelections() { try copy(payload, to: selection) }
             try stdout.write(payload)
         case .auto:
-            if invocation.stdoutKind == .pipe || invocation.stdoutKind == .regularFile {
+            if invocation.stdoutKind == .pipe || (invocation.stdoutKind == .regularFile && !stdoutIsSharedLogFile()) {
                 try stdout.write(payload)
                 return
             }
             do {
-                try copy(payload, to: try configuredSelection())
+                for selection in try configuredSelections() { try copy(payload, to: selection) }
             } catch ClipboardError.noDisplay(let reason) {
                 invocation.diagnostics.notice("no clipboard (\(reason)); writing to standard output")
                 try stdout.write(payload)
@@ -50,12 +50,16 @@ struct OutputRouter {
             }
             return target
         }
-        let configured = try invocation.config().output.defaultTarget
-        return OutputTarget(rawValue: configured) ?? .auto
+        return OutputTarget(rawValue: try invocation.config().output.defaultTarget.rawValue) ?? .auto
     }
 
-    private func configuredSelection() throws -> SelectionName {
-        SelectionName(rawValue: try invocation.config().output.selection) ?? .clipboard
+    /// The selections `auto` and `both` write: `output.selection` in the config.
+    private func configuredSelections() throws -> [SelectionName] {
+        switch try invocation.config().output.selection {
+        case .clipboard: return [.clipboard]
+        case .primary: return [.primary]
+        case .both: return [.clipboard, .primary]
+        }
     }
 
     private func copy(_ payload: Payload, to selection: SelectionName) throws {

@@ -22,6 +22,15 @@ enum StreamKind: Equatable, Sendable {
     }
 }
 
+/// Whether stdout and stderr are the same regular file: a desktop session's log such as
+/// `~/.xsession-errors`, where hotkey daemons send both — not a user's `> file` redirect.
+func stdoutIsSharedLogFile() -> Bool {
+    var out = stat()
+    var err = stat()
+    guard fstat(1, &out) == 0, fstat(2, &err) == 0, out.st_mode & S_IFMT == S_IFREG else { return false }
+    return out.st_dev == err.st_dev && out.st_ino == err.st_ino
+}
+
 /// Writes all of `bytes` to `fd`, retrying short writes and EINTR. A closed stdout, a full disk
 /// or a broken pipe becomes an error (exit 74), never a crash or a silent success.
 func writeAll(_ bytes: [UInt8], to fd: Int32, name: String) throws(CommandError) {

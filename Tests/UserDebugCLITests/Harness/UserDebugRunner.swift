@@ -107,14 +107,18 @@ final class UserDebugHome: @unchecked Sendable {
         return result
     }
 
-    /// A fingerprint of the store's content (every file's bytes under data/), to show nothing changed.
-    func storeFingerprint() -> [String: Data] {
-        var result: [String: Data] = [:]
-        let dir = root.appendingPathComponent("data")
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] {
-            result[name] = (try? Data(contentsOf: dir.appendingPathComponent(name))) ?? Data()
-        }
-        return result
+    /// The store's content as SQL text (sqlite3 .dump, read-only), to show nothing changed. Raw file
+    /// bytes would not do: a reader legitimately rewrites the -shm index.
+    func storeFingerprint() throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = ["-readonly", databasePath, ".dump"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
     }
 }
 
