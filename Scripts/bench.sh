@@ -37,22 +37,22 @@ if [[ $what == all || $what == startup ]]; then
   echo; echo "## startup: copy-id --to stdout (whole process, static build)"
   mkdir -p "$work/small"
   USERDEBUG_HOME=$work/small "$ud" session import config/sample-session.json -q
-  USERDEBUG_HOME=$work/small hyperfine -N --warmup 20 --runs "$runs" --style basic \
-    --export-markdown "$work/startup.md" \
+  USERDEBUG_HOME=$work/small hyperfine -N --style none --warmup 20 --runs "$runs" \
+    --export-json "$work/startup.json" \
     -n '/bin/true' '/bin/true' \
     -n 'printf usr_8f14e45f' '/usr/bin/printf usr_8f14e45f' \
     -n 'userdebug copy-id --to stdout' "$ud copy-id --to stdout"
-  cat "$work/startup.md"
+  python3 Scripts/bench_table.py "$work/startup.json"
 fi
 
 if [[ $what == all || $what == store ]]; then
   echo; echo "## store: print-response last with 10 vs 1,000,000 stored responses"
   home_with "$work/ten" 10
   home_with "$work/million" 1000000
-  hyperfine -N --warmup 10 --runs "$runs" --style basic --export-markdown "$work/store.md" \
+  hyperfine -N --style none --warmup 10 --runs "$runs" --export-json "$work/store.json" \
     -n '10 responses' "env USERDEBUG_HOME=$work/ten $ud print-response last --to stdout" \
     -n '1,000,000 responses' "env USERDEBUG_HOME=$work/million $ud print-response last --to stdout"
-  cat "$work/store.md"
+  python3 Scripts/bench_table.py "$work/store.json"
   echo; echo "## store: library record rate (1 KiB bodies, one response per transaction)"
   rm -f "$work/rate.sqlite3"*
   "$bin/userdebug-bench" record "$work/rate.sqlite3" 20000 1024
@@ -70,12 +70,12 @@ if [[ $what == all || $what == clipboard ]]; then
   USERDEBUG_HOME=$work/clip "$ud" session import config/sample-session.json -q
   echo "DISPLAY=$DISPLAY"
   echo; echo "### copy latency (returns once the selection is owned)"
-  USERDEBUG_HOME=$work/clip hyperfine -N --warmup 10 --runs "$runs" --style basic --export-markdown "$work/copy.md" \
+  USERDEBUG_HOME=$work/clip hyperfine -N --style none --warmup 10 --runs "$runs" --export-json "$work/copy.json" \
     -n 'userdebug copy-id --to clipboard' "$ud copy-id --to clipboard -q" \
     -n 'printf ID | xclip -selection clipboard' "sh -c 'printf usr_8f14e45f | xclip -selection clipboard'" \
     -n 'printf ID | xsel -ib' "sh -c 'printf usr_8f14e45f | xsel -ib'" \
     -n 'printf ID | userdebug copy' "sh -c 'printf usr_8f14e45f | $ud copy -q'"
-  cat "$work/copy.md"
+  python3 Scripts/bench_table.py "$work/copy.json"
   echo; echo "### stale reads: 100 rounds of copy then paste by xclip -o"
   for tool in userdebug xsel xclip; do
     stale=0
@@ -92,10 +92,10 @@ if [[ $what == all || $what == clipboard ]]; then
   done
   echo; echo "### throughput: xclip -o reading 128 MiB"
   head -c $((128 * 1024 * 1024)) /dev/urandom | base64 -w 0 | head -c $((128 * 1024 * 1024)) > "$work/big"
-  hyperfine -N --warmup 1 --runs 5 --style basic --export-markdown "$work/throughput.md" \
+  hyperfine -N --style none --warmup 1 --runs 5 --export-json "$work/throughput.json" \
     --prepare "sh -c '$ud copy -q < $work/big'" -n 'from userdebug' "sh -c 'xclip -o -selection clipboard > /dev/null'" \
     --prepare "sh -c 'xclip -selection clipboard < $work/big'" -n 'from xclip' "sh -c 'xclip -o -selection clipboard > /dev/null'"
-  cat "$work/throughput.md"
+  python3 Scripts/bench_table.py "$work/throughput.json"
   echo; echo "### owner peak memory serving 128 MiB (VmHWM of the background owner)"
   "$ud" copy -q < "$work/big"
   sleep 0.5

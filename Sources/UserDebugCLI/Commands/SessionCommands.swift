@@ -7,21 +7,23 @@ enum SessionCommands {
     static let importCommand = CommandSpec(
         path: ["session", "import"],
         summary: "Record a session from a JSON document (a file, or - for stdin).",
-        usage: "session import [FILE|-] [--name NAME] [--keep-current]",
+        usage: "session import [FILE|-|--from-clipboard] [--name NAME] [--keep-current]",
         discussion: """
             The document is {"name": "staging", "user": {"identifier": "usr_1", "name": "Zoë", …},
             "token": "…", "baseURL": "https://…", "environment": "staging"}; a bare user object is a
             session of its own. Every other user field is kept exactly as given. The imported session
-            becomes the current one unless --keep-current is given.
+            becomes the current one unless --keep-current is given. --from-clipboard reads the
+            document from the CLIPBOARD (copy a login response's JSON in the browser, press a key).
             Example: curl -s https://api.example/me | userdebug session import - --name staging
             """,
         options: [
             .value("name", "NAME", "Name the session (overrides the document's name)."),
             .flag("keep-current", "Do not make the imported session the current one."),
+            .flag("from-clipboard", "Read the document from the CLIPBOARD instead of a file."),
         ],
         maxPositionals: 1
     ) { invocation in
-        let (value, source) = try InputReader.readJSON(invocation.arguments.positionals.first)
+        let (value, source) = try readDocument(invocation)
         let defaultName = invocation.arguments.value("name") ?? value["environment"]?.stringValue ?? "default"
         var session: Session
         do {
@@ -184,6 +186,26 @@ enum SessionCommands {
         }
         try invocation.storeForWriting().removeSession(name)
         invocation.diagnostics.notice("removed session '\(name)'")
+    }
+
+    /// The document from FILE, stdin, or the clipboard (`--from-clipboard`).
+    static func readDocument(_ invocation: Invocation) throws -> (JSONValue, String) {
+        guard invocation.arguments.has("from-clipboard") else {
+            return try InputReader.readJSON(invocation.arguments.positionals.first)
+        }
+        if let path = invocation.arguments.positionals.first {
+            throw CommandError(.usage, "give a FILE or --from-clipboard, not both (got '\(path)')")
+        }
+        let clipboard = invocation.clipboardFactory(invocation.environment["DISPLAY"])
+        let bytes = try clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 5)
+        guard bytes.count <= InputReader.defaultLimit else {
+            throw CommandError(.dataError, "the clipboard holds \(bytes.count) bytes, more than the 64 MiB limit for a document")
+        }
+        do {
+            return (try JSONParser().parse(bytes), "the clipboard")
+        } catch {
+            throw CommandError(.dataError, "the clipboard: \(error.line):\(error.column): \(error.reason)")
+        }
     }
 
     /// Session names appear in lists and on command lines: keep them printable and unambiguous.

@@ -76,9 +76,15 @@ struct OutputRouter {
             }
             options.lifetime = seconds
         }
-        // The owner forks; anything buffered must be out first or the child would repeat it.
         let clipboard = invocation.clipboardFactory(invocation.environment["DISPLAY"])
         try clipboard.copy(payload, options: options)
+        let name = selection == .primary ? "PRIMARY" : "CLIPBOARD"
+        if payload.isSecret {
+            let clear = options.clearSecretAfter.map { "; cleared in \(formatNumber($0)) s" } ?? ""
+            invocation.diagnostics.notice("copied a secret (\(payload.bytes.count) bytes) to \(name)\(clear)")
+        } else {
+            invocation.diagnostics.notice("copied \(payload.bytes.count) bytes to \(name)")
+        }
     }
 }
 
