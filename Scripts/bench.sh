@@ -53,6 +53,20 @@ if [[ $what == all || $what == store ]]; then
     -n '10 responses' "env USERDEBUG_HOME=$work/ten $ud print-response last --to stdout" \
     -n '1,000,000 responses' "env USERDEBUG_HOME=$work/million $ud print-response last --to stdout"
   python3 Scripts/bench_table.py "$work/store.json"
+  echo; echo "## store: reads while another process holds the write lock (BEGIN IMMEDIATE, 30 s)"
+  python3 -c 'import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN IMMEDIATE")
+print("locked", flush=True)
+time.sleep(30)' "$work/ten/data/userdebug.sqlite3" > "$work/lock.out" &
+  lock_pid=$!
+  for _ in $(seq 100); do [[ -s "$work/lock.out" ]] && break; sleep 0.05; done
+  hyperfine -N --style none --warmup 5 --runs "$runs" --export-json "$work/locked.json" \
+    -n 'copy-id, store unlocked' "env USERDEBUG_HOME=$work/million $ud copy-id --to stdout" \
+    -n 'copy-id, write lock held' "env USERDEBUG_HOME=$work/ten $ud copy-id --to stdout" \
+    -n 'print-response, write lock held' "env USERDEBUG_HOME=$work/ten $ud print-response last --to stdout"
+  kill "$lock_pid" 2>/dev/null || true
+  python3 Scripts/bench_table.py "$work/locked.json"
   echo; echo "## store: library record rate (1 KiB bodies, one response per transaction)"
   rm -f "$work/rate.sqlite3"*
   "$bin/userdebug-bench" record "$work/rate.sqlite3" 20000 1024

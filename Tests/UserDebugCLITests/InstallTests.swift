@@ -75,7 +75,7 @@ import Testing
             exactly: ["--to", "--lifetime", "--session", "--reveal", "--quiet", "--help"]),
         CompletionCase(
             words: ["userdebug", "session", "import", "--"],
-            exactly: ["--name", "--keep-current", "--session", "--reveal", "--quiet", "--help"]),
+            exactly: ["--name", "--keep-current", "--from-clipboard", "--session", "--reveal", "--quiet", "--help"]),
         CompletionCase(
             words: ["userdebug", "print-response", "--"],
             contains: ["--tag", "--path", "--status", "--body", "--headers", "--full", "--json", "--to"],

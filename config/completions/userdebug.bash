@@ -14,7 +14,7 @@ _userdebug_commands=(
     'dump-json|--to --lifetime|'
     'print-response|--tag --path --status --body --headers --full --json --to --lifetime|response'
     'copy-token|--to --lifetime|'
-    'session import|--name --keep-current|file'
+    'session import|--name --keep-current --from-clipboard|file'
     'session set|--id --name --token --token-stdin --base-url --environment|'
     'session list|--json|'
     'session show||session'

@@ -108,6 +108,8 @@ function __userdebug_option -a commands option
             complete -c userdebug -n $when -l name -x -d 'Session name (import) or user display name (set)'
         case keep-current
             complete -c userdebug -n $when -l keep-current -d 'Do not make the imported session current'
+        case from-clipboard
+            complete -c userdebug -n $when -l from-clipboard -d 'Read the document from the CLIPBOARD'
         case id
             complete -c userdebug -n $when -l id -x -d 'The user identifier'
         case token
@@ -173,7 +175,7 @@ __userdebug_command copy-id 'Copy the current user identifier' none to lifetime
 __userdebug_command dump-json 'Dump the current user as JSON' none to lifetime
 __userdebug_command print-response 'Print a recorded backend response' response tag path status body headers full json to lifetime
 __userdebug_command copy-token 'Copy the session auth token (a secret)' none to lifetime
-__userdebug_command 'session import' 'Record a session from a JSON document' file name keep-current
+__userdebug_command 'session import' 'Record a session from a JSON document' file name keep-current from-clipboard
 __userdebug_command 'session set' 'Create or update a session from flags' none id name token token-stdin base-url environment
 __userdebug_command 'session list' 'List the sessions' none json
 __userdebug_command 'session show' 'Show one session as JSON' session
