@@ -5,13 +5,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/deps.sh
-swift build -c release -Xswiftc -static-executable 2>&1 | grep -E "error|warning: [^U]" || true
+echo "demo.sh: building the static release binary…" >&2
+log=$(mktemp)
+swift build -c release -Xswiftc -static-executable >"$log" 2>&1 || { cat "$log" >&2; rm -f "$log"; exit 1; }
+rm -f "$log"
 bin=$(swift build -c release -Xswiftc -static-executable --show-bin-path)/userdebug
 home=$(mktemp -d /tmp/userdebug-demo.XXXXXX)
 trap 'rm -rf "$home"' EXIT
 export USERDEBUG_HOME="$home"
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*" >&2; }
+if [[ -t 2 ]]; then
+  step() { printf '\n\033[1m$ %s\033[0m\n' "$*" >&2; }
+else
+  step() { printf '\n$ %s\n' "$*" >&2; }
+fi
 
 step "userdebug session import config/sample-session.json"
 "$bin" session import config/sample-session.json
