@@ -1,1 +1,1 @@
-public enum X11ClipboardPlaceholder {}
+import CX11
