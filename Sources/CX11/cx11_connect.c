@@ -243,7 +243,7 @@ static cx11_status setup_with_deadline(int fd, xcb_auth_info_t *auth, double dea
 
     if (w.fired) {
         xcb_disconnect(c);
-        return cx11_fail(err, CX11_TIMED_OUT, 0, "display %.64s accepted the connection but did not answer in time", display);
+        return cx11_fail(err, CX11_NO_DISPLAY, ETIMEDOUT, "display %.64s accepted the connection but did not answer in time", display);
     }
     int conn_error = xcb_connection_has_error(c);
     if (conn_error != 0) {
@@ -273,7 +273,7 @@ cx11_status cx11_connect(const char *display, const char *authority, double dead
     if (fd < 0) {
         int saved = errno;
         if (saved == ETIMEDOUT)
-            return cx11_fail(err, CX11_TIMED_OUT, saved, "display %.64s: connect timed out", display);
+            return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: connect timed out", display);
         return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: %s", display, strerror(saved));
     }
 

@@ -97,8 +97,9 @@ static const char *const atom_names[CX11_A_COUNT] = {
     [CX11_A_PROPERTY] = "_USERDEBUG_SELECTION",
 };
 
+/* While opening, a server that stops answering is no display at all. */
 static cx11_status timeout_or_lost(xcb_connection_t *c, int timed_out, const char *what, cx11_error *err) {
-    if (timed_out) return cx11_fail(err, CX11_TIMED_OUT, 0, "the X server did not answer %s in time", what);
+    if (timed_out) return cx11_fail(err, CX11_NO_DISPLAY, ETIMEDOUT, "the X server did not answer %s in time", what);
     if (xcb_connection_has_error(c)) return cx11_fail(err, CX11_NO_DISPLAY, 0, "the X server closed the connection");
     return cx11_fail(err, CX11_FAILED, 0, "X error while %s", what);
 }

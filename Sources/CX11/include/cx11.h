@@ -23,9 +23,10 @@ extern "C" {
 /* Outcome of a call. */
 typedef enum cx11_status {
     CX11_OK = 0,
-    /* DISPLAY unset or unparsable, nothing listening, connection refused, setup rejected. */
+    /* DISPLAY unset or unparsable, nothing listening, connection refused, setup rejected, or
+     * the server silent past the deadline while connecting (sys_errno ETIMEDOUT then). */
     CX11_NO_DISPLAY = 1,
-    /* A deadline passed: while connecting (a silent server) or while waiting for a reply. */
+    /* A deadline passed once connected: the selection owner or the server did not answer. */
     CX11_TIMED_OUT = 2,
     /* SetSelectionOwner did not make us the owner (a newer owner, or the server refused). */
     CX11_NOT_OWNER = 3,
@@ -86,7 +87,7 @@ cx11_status cx11_parse_display(const char *name, cx11_display_addr *out, cx11_er
  * cx11_probe: does a display answer within `timeout` seconds? Connects (socket, X setup with
  * the MIT-MAGIC-COOKIE-1 cookie from the authority file when there is one) and disconnects.
  * display: NULL or "" -> $DISPLAY. authority: NULL -> $XAUTHORITY, else ~/.Xauthority.
- * Returns CX11_OK, CX11_NO_DISPLAY or CX11_TIMED_OUT. Never blocks past the deadline, except
+ * Returns CX11_OK or CX11_NO_DISPLAY. Never blocks past the deadline, except
  * for a DNS lookup of a TCP host name (address literals and /etc/hosts names are immediate).
  * Thread-safe; starts and joins one short-lived watchdog thread while the setup is read.
  */
