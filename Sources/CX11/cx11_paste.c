@@ -103,6 +103,7 @@ cx11_status cx11_paste(const char *display, const char *authority, cx11_selectio
     xcb_atom_t target_atom = atom->atom, property = s.atoms[CX11_A_PROPERTY];
     free(atom);
     xcb_atom_t sel = cx11_selection_atom(&s, selection);
+    xcb_get_selection_owner_cookie_t oc = xcb_get_selection_owner(s.c, sel);
     xcb_convert_selection(s.c, s.window, sel, target_atom, property, now);
 
     xcb_atom_t answered = XCB_NONE;
@@ -125,9 +126,17 @@ cx11_status cx11_paste(const char *display, const char *authority, cx11_selectio
         if (done) break;
     }
     if (answered == XCB_NONE) {
+        /* Refused, or nobody to ask? Callers fall back to another target only in the first case.
+         * The owner was asked in the same flight as the conversion, so they describe one moment. */
+        xcb_get_selection_owner_reply_t *owner = cx11_wait_reply(s.c, oc.sequence, deadline, &xerr, &timed_out);
+        free(xerr);
+        int nobody = owner != NULL && owner->owner == XCB_NONE;
+        free(owner);
         cx11_session_close(&s);
-        return cx11_fail(err, CX11_NO_CONTENT, 0, "the selection has no owner or it refused target %.80s", target);
+        if (nobody) return cx11_fail(err, CX11_NO_OWNER, 0, "the selection has no owner");
+        return cx11_fail(err, CX11_NO_CONTENT, 0, "the selection owner refused target %.80s", target);
     }
+    xcb_discard_reply(s.c, oc.sequence);
 
     xcb_get_property_reply_t *r = take_property(&s, answered, cx11_now() + timeout, &timed_out);
     if (r == NULL) {

@@ -42,8 +42,28 @@ public struct X11Clipboard: Clipboard {
 
     /// Reads `selection` converted to `target`, following INCR, keeping NUL bytes.
     /// Throws `.noContent` when there is no owner or it refuses the target.
+    ///
+    /// For `UTF8_STRING`, an owner that offers only `STRING` (xsel does for ASCII text, as do old
+    /// Xt programs) is read as `STRING` and its Latin-1 converted to UTF-8, as xclip does.
     public func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
-        try CX11Calls.paste(display: display, authority: authority, selection: selection, target: target, timeout: timeout)
+        try CX11Calls.paste(
+            display: display, authority: authority, selection: selection, target: target, timeout: timeout,
+            fallback: target == "UTF8_STRING" ? "STRING" : nil, convert: Self.utf8(fromLatin1:))
+    }
+
+    static func utf8(fromLatin1 bytes: [UInt8]) -> [UInt8] {
+        guard bytes.contains(where: { $0 >= 0x80 }) else { return bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 8)
+        for b in bytes {
+            if b < 0x80 {
+                out.append(b)
+            } else {
+                out.append(0xC0 | (b >> 6))
+                out.append(0x80 | (b & 0x3F))
+            }
+        }
+        return out
     }
 
     /// Empties `selection`: whoever owns it is told to stop (SetSelectionOwner None).

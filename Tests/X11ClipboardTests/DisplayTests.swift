@@ -115,24 +115,18 @@ struct DisplayTests {
     }
 
     private func withXvfbAuth(_ authFile: String, _ body: (String) throws -> Void) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        process.arguments = ["-displayfd", "1", "-noreset", "-nolisten", "tcp", "-auth", authFile]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try Spawned.start(
+            ["/usr/bin/Xvfb", "-displayfd", "1", "-noreset", "-nolisten", "tcp", "-auth", authFile],
+            environment: ProcessInfo.processInfo.environment, pipeOutput: true)
         defer {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.kill()
+            process.wait()
         }
-        var digits = ""
-        while let c = out.fileHandleForReading.readData(ofLength: 1).first, c != UInt8(ascii: "\n") {
-            digits.append(Character(UnicodeScalar(c)))
-        }
+        let display = ":" + (process.receiveLine() ?? "")
+        close(process.output)
         // Listening precedes answering by a moment; the right cookie decides when it is up.
-        _ = eventually { if case .success = X11Display.probe(":" + digits, authority: authFile, timeout: 1) { true } else { false } }
-        try body(":" + digits)
+        _ = eventually { if case .success = X11Display.probe(display, authority: authFile, timeout: 1) { true } else { false } }
+        try body(display)
     }
 
     /// One Xauthority record: big-endian lengths, as libXau reads them.

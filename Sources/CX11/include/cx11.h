@@ -36,6 +36,8 @@ typedef enum cx11_status {
     CX11_UNSUPPORTED = 5,
     /* A system call (fork, pipe, malloc) or the X protocol failed. */
     CX11_FAILED = 6,
+    /* Reading: the selection has no owner at all (as opposed to a refused target). */
+    CX11_NO_OWNER = 7,
 } cx11_status;
 
 /* What went wrong; filled by every call that does not return CX11_OK. */
@@ -144,7 +146,8 @@ cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size
  * Uses a real timestamp, waits for the owner's answer, follows INCR (each chunk within
  * `timeout` of the previous one), keeps NUL bytes, deletes the property it read.
  * On CX11_OK, *out is a malloc'd buffer of *out_len bytes (NULL when empty) that the caller
- * releases with cx11_free. CX11_NO_CONTENT when there is no owner or the target is refused;
+ * releases with cx11_free. CX11_NO_OWNER when the selection has no owner, CX11_NO_CONTENT when
+ * the owner refused the target;
  * CX11_TIMED_OUT when the owner does not answer in time.
  */
 cx11_status cx11_paste(const char *display, const char *authority, cx11_selection selection,

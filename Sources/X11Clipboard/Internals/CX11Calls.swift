@@ -22,7 +22,7 @@ enum CX11Calls {
             return stage == .paste ? .timedOut(message) : .noDisplay(reason: messageText(error))
         case CX11_NOT_OWNER:
             return .ownershipNotConfirmed
-        case CX11_NO_CONTENT:
+        case CX11_NO_CONTENT, CX11_NO_OWNER:
             return .noContent(messageText(error))
         case CX11_UNSUPPORTED:
             return .unsupported(message)
@@ -100,9 +100,11 @@ enum CX11Calls {
         return pid
     }
 
-    /// `cx11_paste` (and `cx11_free` of its buffer).
+    /// `cx11_paste` (and `cx11_free` of its buffer). `fallback`, when given, is tried once when
+    /// the owner refuses `target` (not when there is no owner), its bytes passed through `convert`.
     static func paste(
-        display: String?, authority: String?, selection name: SelectionName, target: String, timeout: Double
+        display: String?, authority: String?, selection name: SelectionName, target: String, timeout: Double,
+        fallback: String? = nil, convert: ([UInt8]) -> [UInt8] = { $0 }
     ) throws(ClipboardError) -> [UInt8] {
         var err = cx11_error()
         var buffer: UnsafeMutablePointer<UInt8>? = nil
@@ -111,6 +113,9 @@ enum CX11Calls {
             withOptionalCString(authority) { a in
                 target.withCString { t in cx11_paste(d, a, selection(name), t, timeout, &buffer, &count, &err) }
             }
+        }
+        if status == CX11_NO_CONTENT, let fallback {
+            return convert(try paste(display: display, authority: authority, selection: name, target: fallback, timeout: timeout))
         }
         guard status == CX11_OK else { throw error(err, stage: .paste, call: "cx11_paste") }
         defer { cx11_free(buffer) }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Other programs that use the clipboard, run as a user would (bounded by coreutils `timeout`).
-struct Peer {
+enum Peer {
     struct Output {
         var status: Int32
         var bytes: [UInt8]
@@ -9,50 +9,25 @@ struct Peer {
 
     /// Runs a reader and collects its standard output.
     static func read(_ arguments: [String], environment: [String: String], limit: Int = 60) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["-s", "KILL", String(limit)] + arguments
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, bytes: [UInt8](data))
+        let child = try Spawned.start(
+            ["timeout", "-s", "KILL", String(limit)] + arguments, environment: environment, pipeOutput: true)
+        let bytes = child.receiveAll()
+        return Output(status: child.wait(), bytes: bytes)
     }
 
     /// Runs an owner (xclip -i, xsel -i) with `input` on standard input; its output goes to
     /// /dev/null, since these owners keep whatever they inherit open while they serve.
     @discardableResult
     static func own(_ arguments: [String], input: [UInt8], environment: [String: String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["-s", "KILL", "60"] + arguments
-        process.environment = environment
-        let inPipe = Pipe()
-        process.standardInput = inPipe
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        inPipe.fileHandleForWriting.write(Data(input))
-        try inPipe.fileHandleForWriting.close()
-        process.waitUntilExit()
-        return process.terminationStatus
+        let child = try Spawned.start(
+            ["timeout", "-s", "KILL", "60"] + arguments, environment: environment, pipeInput: true)
+        child.send(input)
+        return child.wait()
     }
 
-    /// Starts a long-running helper; the caller kills it.
-    static func start(_ arguments: [String], environment: [String: String], stdout: Pipe? = nil) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.environment = environment
-        process.standardOutput = stdout ?? FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return process
+    /// Starts a long-running helper (output piped); the caller kills and waits for it.
+    static func start(_ arguments: [String], environment: [String: String]) throws -> Spawned {
+        try Spawned.start(arguments, environment: environment, pipeOutput: true)
     }
 
     static let python = "/usr/bin/python3"

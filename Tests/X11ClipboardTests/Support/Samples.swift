@@ -29,3 +29,17 @@ struct Sample: Sendable, CustomTestStringConvertible {
 }
 
 import Testing
+
+/// Byte equality that reports the sizes and the first difference instead of dumping megabytes.
+func expectSameBytes(_ actual: [UInt8]?, _ expected: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
+    guard let actual else {
+        Issue.record("no bytes read (expected \(expected.count))", sourceLocation: sourceLocation)
+        return
+    }
+    if actual == expected { return }
+    let firstDifference = zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        ?? min(actual.count, expected.count)
+    Issue.record(
+        "read \(actual.count) bytes, expected \(expected.count); first difference at offset \(firstDifference)",
+        sourceLocation: sourceLocation)
+}

@@ -7,33 +7,28 @@ import X11Clipboard
 /// parallel beside each other and beside any other X server; it is killed by pid at the end.
 final class Xvfb: @unchecked Sendable {
     let display: String
-    let process: Process
+    let process: Spawned
+    private var stopped = false
 
-    private init(display: String, process: Process) {
+    private init(display: String, process: Spawned) {
         self.display = display
         self.process = process
     }
 
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     static func start(extraArguments: [String] = []) throws -> Xvfb {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        process.arguments = ["-displayfd", "1", "-noreset", "-nolisten", "tcp", "-screen", "0", "320x240x24"]
-            + extraArguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try Spawned.start(
+            ["/usr/bin/Xvfb", "-displayfd", "1", "-noreset", "-nolisten", "tcp", "-screen", "0", "320x240x24"]
+                + extraArguments,
+            environment: ProcessInfo.processInfo.environment, pipeOutput: true)
         // Xvfb writes the display number and a newline once it listens.
-        var digits = ""
-        while true {
-            let byte = out.fileHandleForReading.readData(ofLength: 1)
-            guard let c = byte.first else { throw FixtureError("Xvfb exited before announcing its display") }
-            if c == UInt8(ascii: "\n") { break }
-            digits.append(Character(UnicodeScalar(c)))
+        guard let digits = process.receiveLine(), !digits.isEmpty else {
+            process.kill()
+            process.wait()
+            throw FixtureError("Xvfb exited before announcing its display")
         }
+        close(process.output)
         let xvfb = Xvfb(display: ":" + digits, process: process)
         let answered = eventually(timeout: 10) {
             if case .success = X11Display.probe(xvfb.display, timeout: 1) { return true }
@@ -46,20 +41,33 @@ final class Xvfb: @unchecked Sendable {
         return xvfb
     }
 
+    /// Kills this Xvfb by pid and reaps it (once).
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-        }
-        process.waitUntilExit()
+        guard !stopped else { return }
+        stopped = true
+        process.kill(SIGKILL)
+        process.wait()
     }
 
     var clipboard: X11Clipboard { X11Clipboard(display: display) }
+
+    /// Our read of CLIPBOARD once a peer that returns before owning it has taken it.
+    func readOnceOwned(target: String = "UTF8_STRING", until settled: ([UInt8]) -> Bool = { _ in true }) -> [UInt8]? {
+        var bytes: [UInt8]? = nil
+        _ = eventually {
+            bytes = try? clipboard.paste(selection: .clipboard, target: target, timeout: 5)
+            return bytes.map(settled) ?? false
+        }
+        return bytes
+    }
 
     /// Environment for peers (xclip, xsel, Tk): only this display, no Xauthority.
     var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["DISPLAY"] = display
         env.removeValue(forKey: "XAUTHORITY")
+        // xsel offers UTF8_STRING only when LC_ALL/LC_CTYPE name a UTF-8 locale (LANG is not enough).
+        env["LC_ALL"] = "C.UTF-8"
         return env
     }
 }
