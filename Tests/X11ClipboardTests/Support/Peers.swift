@@ -88,3 +88,29 @@ enum Peer {
             print('%s=%s' % (t, bytes(v).hex()))
         """
 }
+
+extension Peer {
+    /// Owns CLIPBOARD_MANAGER and never answers anything (as xfce4-clipman does for SAVE_TARGETS).
+    static let silentManager = """
+        from Xlib import X, display
+        d = display.Display()
+        w = d.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent)
+        w.set_selection_owner(d.intern_atom('CLIPBOARD_MANAGER'), X.CurrentTime)
+        d.sync()
+        print('owning', flush=True)
+        while True: d.next_event()
+        """
+
+    /// Prints "yes" once CLIPBOARD_MANAGER has an owner (within 10 s), else "no".
+    static let managerPresent = """
+        import time
+        from Xlib import display
+        d = display.Display()
+        a = d.intern_atom('CLIPBOARD_MANAGER')
+        for _ in range(200):
+            o = d.get_selection_owner(a)
+            if getattr(o, 'id', o): print('yes'); break
+            time.sleep(0.05)
+        else: print('no')
+        """
+}
