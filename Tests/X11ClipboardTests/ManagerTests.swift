@@ -10,9 +10,16 @@ struct ManagerTests {
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/csd-clipboard")))
     func csdClipboardKeepsOurContentAfterOurOwnerLeaves() throws {
         try withXvfb { x in
+            var environment = x.environment
+            environment["NO_AT_BRIDGE"] = "1"  // no accessibility bus to outlive the test
             let manager = try Peer.start(
-                ["/usr/bin/dbus-run-session", "--", "/usr/bin/csd-clipboard"], environment: x.environment)
-            defer { manager.kill(SIGTERM); manager.wait() }
+                ["/usr/bin/dbus-run-session", "--", "/usr/bin/csd-clipboard"], environment: environment)
+            defer {
+                // csd-clipboard exits when its display goes; dbus-run-session then stops its bus.
+                x.stop()
+                if !eventually({ processExited(manager.pid) }) { manager.kill() }
+                manager.wait()
+            }
             let present = try Peer.read([Peer.python, "-c", Peer.managerPresent], environment: x.environment)
             #expect(String(decoding: present.bytes, as: UTF8.self) == "yes\n")
 
