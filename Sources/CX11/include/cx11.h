@@ -1,5 +1,170 @@
 #ifndef USERDEBUG_CX11_H
 #define USERDEBUG_CX11_H
-/* Placeholder until the clipboard shim lands. */
-int cx11_placeholder(void);
+/*
+ * cx11: an X11 selection owner and reader over libxcb.
+ *
+ * Every entry point connects on its own (with a deadline: a server that accepts but never
+ * answers cannot block it), does one job, and disconnects. No globals, no exit(), no output on
+ * stdout or stderr from this library (libxcb itself may print the server's refusal reason to
+ * stderr when the connection setup is rejected, e.g. for a missing cookie).
+ *
+ * Errors: every function returns a cx11_status and, when it is not CX11_OK, fills the
+ * caller's cx11_error with the status, the errno if a system call failed, and a one-line
+ * message naming what failed.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Outcome of a call. */
+typedef enum cx11_status {
+    CX11_OK = 0,
+    /* DISPLAY unset or unparsable, nothing listening, connection refused, setup rejected, or
+     * the server silent past the deadline while connecting (sys_errno ETIMEDOUT then). */
+    CX11_NO_DISPLAY = 1,
+    /* A deadline passed once connected: the selection owner or the server did not answer. */
+    CX11_TIMED_OUT = 2,
+    /* SetSelectionOwner did not make us the owner (a newer owner, or the server refused). */
+    CX11_NOT_OWNER = 3,
+    /* Reading: the selection has no owner, or the owner refused the target. */
+    CX11_NO_CONTENT = 4,
+    /* The request cannot be expressed (e.g. a target name that is empty). */
+    CX11_UNSUPPORTED = 5,
+    /* A system call (fork, pipe, malloc) or the X protocol failed. */
+    CX11_FAILED = 6,
+    /* Reading: the selection has no owner at all (as opposed to a refused target). */
+    CX11_NO_OWNER = 7,
+} cx11_status;
+
+/* What went wrong; filled by every call that does not return CX11_OK. */
+typedef struct cx11_error {
+    cx11_status status;
+    int sys_errno;      /* errno of the failing system call, or 0 */
+    char message[240];  /* NUL-terminated, one line */
+} cx11_error;
+
+/* The selection to own or read. */
+typedef enum cx11_selection {
+    CX11_CLIPBOARD = 0,
+    CX11_PRIMARY = 1,
+} cx11_selection;
+
+/* What the bytes are; decides the targets offered (see cx11_own). */
+typedef enum cx11_kind {
+    CX11_KIND_TEXT = 0,
+    CX11_KIND_JSON = 1,
+    CX11_KIND_BINARY = 2,
+} cx11_kind;
+
+/* Where a display lives, as parsed from a DISPLAY string. */
+typedef enum cx11_transport {
+    CX11_TRANSPORT_UNIX = 0, /* local socket: abstract "@/tmp/.X11-unix/XN", then the file */
+    CX11_TRANSPORT_TCP = 1,  /* host, port 6000 + N */
+    CX11_TRANSPORT_PATH = 2, /* an explicit socket path (launchd style "/path/to/socket:N") */
+} cx11_transport;
+
+typedef struct cx11_display_addr {
+    cx11_transport transport;
+    char host[256];  /* TCP: host name or address literal (brackets removed); else "" */
+    char path[108];  /* UNIX: "/tmp/.X11-unix/XN"; PATH: the socket path; fits sun_path */
+    int display;     /* N */
+    int screen;      /* S of ":N.S", 0 when absent */
+} cx11_display_addr;
+
+/*
+ * cx11_parse_display: parse a DISPLAY string without touching the network.
+ * Accepts ":N", ":N.S", "unix:N", "unix/:N", "host:N" and "tcp/host:N" (TCP; IPv6 as "[::1]:N"
+ * or "::1:N"), and "/path/to/socket:N" (the whole string before any ".S" is the socket path, as
+ * launchd names it). N and S are decimal, N < 65536 - 6000 for TCP.
+ * name: NUL-terminated, may be NULL or "" (reported as "DISPLAY is not set").
+ * Returns CX11_OK and fills *out, or CX11_NO_DISPLAY with a message naming the problem.
+ */
+cx11_status cx11_parse_display(const char *name, cx11_display_addr *out, cx11_error *err);
+
+/*
+ * cx11_probe: does a display answer within `timeout` seconds? Connects (socket, X setup with
+ * the MIT-MAGIC-COOKIE-1 cookie from the authority file when there is one) and disconnects.
+ * display: NULL or "" -> $DISPLAY. authority: NULL -> $XAUTHORITY, else ~/.Xauthority.
+ * Returns CX11_OK or CX11_NO_DISPLAY. Never blocks past the deadline, except
+ * for a DNS lookup of a TCP host name (address literals and /etc/hosts names are immediate).
+ * Thread-safe; starts and joins one short-lived watchdog thread while the setup is read.
+ */
+cx11_status cx11_probe(const char *display, const char *authority, double timeout, cx11_error *err);
+
+/* How cx11_own behaves. Durations in seconds; <= 0 means "never" where noted. */
+typedef struct cx11_own_options {
+    const char *display;    /* NULL or "": $DISPLAY */
+    const char *authority;  /* NULL: $XAUTHORITY, else ~/.Xauthority */
+    cx11_selection selection;
+    cx11_kind kind;
+    int is_secret;          /* nonzero: add x-kde-passwordManagerHint, never hand to a manager */
+    double connect_timeout; /* deadline for connecting and confirming ownership */
+    double transfer_timeout;/* a requestor idle this long in an INCR transfer is dropped */
+    double clear_after;     /* secrets: give up the selection after this, if still owner; <= 0: never */
+    double lifetime;        /* leave after this (hand-off first); <= 0: until replaced */
+    double handoff_timeout; /* bound on waiting for a clipboard manager's SAVE_TARGETS reply */
+} cx11_own_options;
+
+/*
+ * cx11_own: take the selection with `bytes`, confirm it, and leave a detached process serving it.
+ *
+ * In the caller: connects, takes a real server timestamp, SetSelectionOwner, GetSelectionOwner
+ * to confirm, then forks twice (the grandchild is reparented, so no zombie is left behind) and
+ * returns CX11_OK with the serving process's id in *owner_pid once ownership is confirmed.
+ * Callers must flush their own buffered output (stdout) before calling: the child inherits the
+ * buffers, and although it never flushes them (it leaves with _exit), flushing first keeps the
+ * ordering of what the caller printed.
+ *
+ * In the serving process (C only, never returns): setsid, SIGHUP and SIGPIPE ignored, stdio on
+ * /dev/null, every other inherited descriptor closed, cwd "/". It answers TARGETS, TIMESTAMP,
+ * MULTIPLE, SAVE_TARGETS (listed only, CLIPBOARD only, not for secrets), UTF8_STRING,
+ * "text/plain;charset=utf-8", STRING and TEXT (as Latin-1, offered only when every character is
+ * representable), "application/json" (kind JSON), "application/octet-stream" (kind BINARY),
+ * "x-kde-passwordManagerHint" = "secret" (is_secret). A BINARY payload that is not valid UTF-8 is
+ * offered only as application/octet-stream: it is never passed off as text. Every other target
+ * is refused with property None. Payloads larger than one request go by INCR in chunks of at
+ * most 400,000 bytes, one transfer per (requestor window, property), each dropped when idle
+ * past transfer_timeout or when the requestor window dies.
+ * It leaves on SelectionClear (after in-flight transfers end), on SIGTERM/SIGINT or at the end
+ * of `lifetime` (first asking a CLIPBOARD_MANAGER owner to SAVE_TARGETS, bounded by
+ * handoff_timeout), after clear_after for secrets (giving up the selection only while still
+ * its owner), and at once when the X server goes away.
+ *
+ * bytes: len bytes, read by the serving process from its copy of the caller's memory; the
+ * caller may free them after the call returns. Returns CX11_OK, CX11_NO_DISPLAY,
+ * CX11_TIMED_OUT, CX11_NOT_OWNER or CX11_FAILED (fork/pipe; ownership is then given back).
+ */
+cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size_t len,
+                     pid_t *owner_pid, cx11_error *err);
+
+/*
+ * cx11_paste: read `selection` converted to `target` (an atom name, e.g. "UTF8_STRING").
+ * Uses a real timestamp, waits for the owner's answer, follows INCR (each chunk within
+ * `timeout` of the previous one), keeps NUL bytes, deletes the property it read.
+ * On CX11_OK, *out is a malloc'd buffer of *out_len bytes (NULL when empty) that the caller
+ * releases with cx11_free. CX11_NO_OWNER when the selection has no owner, CX11_NO_CONTENT when
+ * the owner refused the target;
+ * CX11_TIMED_OUT when the owner does not answer in time.
+ */
+cx11_status cx11_paste(const char *display, const char *authority, cx11_selection selection,
+                       const char *target, double timeout, uint8_t **out, size_t *out_len,
+                       cx11_error *err);
+
+/*
+ * cx11_clear: make the selection ownerless (SetSelectionOwner None with a real timestamp).
+ * The current owner, whoever it is, receives SelectionClear. Returns CX11_OK or a connect error.
+ */
+cx11_status cx11_clear(const char *display, const char *authority, cx11_selection selection,
+                       double timeout, cx11_error *err);
+
+/* cx11_free: release a buffer returned by cx11_paste (NULL is fine). */
+void cx11_free(void *buffer);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -1,0 +1,348 @@
+/*
+ * The selection server: the detached process that answers SelectionRequests until it leaves.
+ * C only, single-threaded, ends with _exit. One poll over the X connection and a signalfd (so
+ * SIGTERM needs no handler and no global).
+ */
+#define _GNU_SOURCE
+#include "cx11_serve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+/* SendEvent always copies 32 bytes; xcb's struct is the 24-byte head of that wire event. */
+typedef union cx11_wire_event {
+    xcb_selection_notify_event_t notify;
+    char bytes[32];
+} cx11_wire_event;
+_Static_assert(sizeof(xcb_selection_notify_event_t) <= 32, "SelectionNotify fits the 32-byte wire event");
+_Static_assert(sizeof(cx11_wire_event) == 32, "SendEvent reads exactly 32 bytes");
+
+/* Tk refuses properties above this; also a sensible INCR chunk for everyone else. */
+enum { CX11_MAX_CHUNK = 400000 };
+
+/* Is X time a at or after b, across the 32-bit wrap? */
+static int time_not_before(xcb_timestamp_t a, xcb_timestamp_t b) { return (int32_t)(a - b) >= 0; }
+
+static void notify(cx11_server *sv, const xcb_selection_request_event_t *req, xcb_atom_t property) {
+    cx11_wire_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.notify.response_type = XCB_SELECTION_NOTIFY;
+    ev.notify.time = req->time;
+    ev.notify.requestor = req->requestor;
+    ev.notify.selection = req->selection;
+    ev.notify.target = req->target;
+    ev.notify.property = property;
+    xcb_send_event(sv->c, 0, req->requestor, XCB_EVENT_MASK_NO_EVENT, ev.bytes);
+}
+
+static cx11_transfer *find_transfer(cx11_server *sv, xcb_window_t w, xcb_atom_t property) {
+    for (size_t i = 0; i < sv->count; i++)
+        if (sv->transfers[i].requestor == w && sv->transfers[i].property == property) return &sv->transfers[i];
+    return NULL;
+}
+
+static void watch_window(cx11_server *sv, xcb_window_t w, int on) {
+    uint32_t mask = on ? (XCB_EVENT_MASK_PROPERTY_CHANGE | XCB_EVENT_MASK_STRUCTURE_NOTIFY) : 0;
+    xcb_change_window_attributes(sv->c, w, XCB_CW_EVENT_MASK, &mask);
+}
+
+/* Remove transfer i; stop watching its window when no other transfer uses it. */
+static void drop_transfer(cx11_server *sv, size_t i, int window_alive) {
+    xcb_window_t w = sv->transfers[i].requestor;
+    sv->transfers[i] = sv->transfers[--sv->count];
+    if (!window_alive) return;
+    for (size_t k = 0; k < sv->count; k++)
+        if (sv->transfers[k].requestor == w) return;
+    watch_window(sv, w, 0);
+}
+
+static void drop_window(cx11_server *sv, xcb_window_t w) {
+    for (size_t i = sv->count; i-- > 0;)
+        if (sv->transfers[i].requestor == w) drop_transfer(sv, i, 0);
+}
+
+static int start_incr(cx11_server *sv, xcb_window_t w, xcb_atom_t property, const cx11_conversion *cv) {
+    cx11_transfer *t = find_transfer(sv, w, property);
+    if (t == NULL) {
+        if (sv->count == sv->capacity) {
+            size_t cap = sv->capacity ? sv->capacity * 2 : 8;
+            cx11_transfer *grown = realloc(sv->transfers, cap * sizeof *grown);
+            if (grown == NULL) return 0;
+            sv->transfers = grown;
+            sv->capacity = cap;
+        }
+        t = &sv->transfers[sv->count++];
+    }
+    *t = (cx11_transfer){
+        .requestor = w, .property = property, .type = cv->type, .data = cv->data, .len = cv->len,
+        .offset = 0, .deadline = cx11_now() + sv->cfg->options->transfer_timeout,
+    };
+    watch_window(sv, w, 1);
+    uint32_t size_hint = cv->len > UINT32_MAX ? UINT32_MAX : (uint32_t)cv->len;
+    xcb_change_property(sv->c, XCB_PROP_MODE_REPLACE, w, property, sv->atoms[CX11_A_INCR], 32, 1, &size_hint);
+    return 1;
+}
+
+/* The requestor deleted the property: send the next chunk, or the empty one that ends it. */
+static void continue_transfer(cx11_server *sv, cx11_transfer *t) {
+    size_t n = t->len - t->offset;
+    if (n > sv->chunk) n = sv->chunk;
+    xcb_change_property(sv->c, XCB_PROP_MODE_REPLACE, t->requestor, t->property, t->type, 8, (uint32_t)n,
+                        t->data + t->offset);
+    if (n == 0) {
+        drop_transfer(sv, (size_t)(t - sv->transfers), 1);
+        return;
+    }
+    t->offset += n;
+    t->deadline = cx11_now() + sv->cfg->options->transfer_timeout;
+}
+
+/* Write one target to (w, property); 0 when refused. */
+static int serve_target(cx11_server *sv, xcb_window_t w, xcb_atom_t target, xcb_atom_t property) {
+    cx11_conversion cv;
+    if (!cx11_convert(sv, target, &cv)) return 0;
+    if (cv.format == 8 && cv.len > sv->chunk) return start_incr(sv, w, property, &cv);
+    cx11_transfer *stale = find_transfer(sv, w, property);
+    if (stale != NULL) drop_transfer(sv, (size_t)(stale - sv->transfers), 1);
+    xcb_change_property(sv->c, XCB_PROP_MODE_REPLACE, w, property, cv.type, cv.format,
+                        (uint32_t)(cv.len / (cv.format / 8)), cv.data);
+    return 1;
+}
+
+/* MULTIPLE: the property holds (target, property) pairs; refused pairs get property None. */
+static int serve_multiple(cx11_server *sv, xcb_window_t w, xcb_atom_t property) {
+    xcb_get_property_cookie_t ck = xcb_get_property(sv->c, 0, w, property, XCB_GET_PROPERTY_TYPE_ANY, 0, 0x10000);
+    xcb_generic_error_t *xerr = NULL;
+    int timed_out = 0;
+    xcb_get_property_reply_t *reply = cx11_wait_reply(sv->c, ck.sequence, cx11_now() + 1.0, &xerr, &timed_out);
+    free(xerr);
+    if (reply == NULL) return 0;
+    int ok = reply->format == 32 && reply->type != XCB_NONE;
+    uint32_t n = (uint32_t)xcb_get_property_value_length(reply) / 4;
+    xcb_atom_t *pairs = ok && n >= 2 ? malloc(n * sizeof *pairs) : NULL;
+    if (pairs == NULL) {
+        free(reply);
+        return 0;
+    }
+    memcpy(pairs, xcb_get_property_value(reply), n * sizeof *pairs);
+    for (uint32_t i = 0; i + 1 < n; i += 2) {
+        xcb_atom_t target = pairs[i], prop = pairs[i + 1];
+        if (target == sv->atoms[CX11_A_MULTIPLE] || prop == XCB_NONE || !serve_target(sv, w, target, prop))
+            pairs[i + 1] = XCB_NONE;
+    }
+    xcb_change_property(sv->c, XCB_PROP_MODE_REPLACE, w, property, reply->type, 32, n, pairs);
+    free(pairs);
+    free(reply);
+    return 1;
+}
+
+static void handle_request(cx11_server *sv, const xcb_selection_request_event_t *req) {
+    /* A NULL property marks an obsolete requestor: use the target as the property name (ICCCM 2.2). */
+    xcb_atom_t property = req->property != XCB_NONE ? req->property : req->target;
+    int ok = 0;
+    if (sv->owning && req->selection == sv->selection && req->owner == sv->window &&
+        (req->time == XCB_CURRENT_TIME || time_not_before(req->time, sv->acquired))) {
+        if (req->target == sv->atoms[CX11_A_MULTIPLE])
+            ok = req->property != XCB_NONE && serve_multiple(sv, req->requestor, property);
+        else
+            ok = serve_target(sv, req->requestor, req->target, property);
+    }
+    notify(sv, req, ok ? property : XCB_NONE);
+}
+
+/* Is our window still the owner, as the server sees it? */
+static int still_owner(cx11_server *sv) {
+    xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(sv->c, sv->selection);
+    xcb_generic_error_t *xerr = NULL;
+    int timed_out = 0;
+    xcb_get_selection_owner_reply_t *r = cx11_wait_reply(sv->c, ck.sequence, cx11_now() + 1.0, &xerr, &timed_out);
+    free(xerr);
+    int mine = r != NULL && r->owner == sv->window;
+    free(r);
+    return mine;
+}
+
+/* Give the selection up. With our own timestamp it cannot undo a newer owner's claim. */
+static void give_up(cx11_server *sv) {
+    if (sv->owning && still_owner(sv)) xcb_set_selection_owner(sv->c, XCB_NONE, sv->selection, sv->acquired);
+    sv->owning = 0;
+}
+
+/* SIGTERM or lifetime: ask a clipboard manager to save the content (bounded), then give up. */
+static void start_leaving(cx11_server *sv) {
+    if (sv->leaving) return;
+    sv->leaving = 1;
+    if (!sv->owning || !cx11_can_hand_off(sv)) {
+        give_up(sv);
+        return;
+    }
+    xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(sv->c, sv->atoms[CX11_A_CLIPBOARD_MANAGER]);
+    xcb_generic_error_t *xerr = NULL;
+    int timed_out = 0;
+    xcb_get_selection_owner_reply_t *r = cx11_wait_reply(sv->c, ck.sequence, cx11_now() + 1.0, &xerr, &timed_out);
+    free(xerr);
+    int manager = r != NULL && r->owner != XCB_NONE;
+    free(r);
+    if (!manager) {
+        give_up(sv);
+        return;
+    }
+    xcb_atom_t targets[8];
+    size_t n = cx11_data_targets(sv, targets);
+    xcb_change_property(sv->c, XCB_PROP_MODE_REPLACE, sv->window, sv->atoms[CX11_A_PROPERTY], XCB_ATOM_ATOM, 32,
+                        (uint32_t)n, targets);
+    xcb_convert_selection(sv->c, sv->window, sv->atoms[CX11_A_CLIPBOARD_MANAGER], sv->atoms[CX11_A_SAVE_TARGETS],
+                          sv->atoms[CX11_A_PROPERTY], XCB_CURRENT_TIME);
+    sv->handoff_pending = 1;
+    sv->handoff_deadline = cx11_now() + sv->cfg->options->handoff_timeout;
+}
+
+static void finish_handoff(cx11_server *sv) {
+    sv->handoff_pending = 0;
+    give_up(sv); /* a manager that saved the content owns the selection now; then this is a no-op */
+}
+
+static void handle_event(cx11_server *sv, xcb_generic_event_t *ev) {
+    switch (ev->response_type & 0x7f) {
+    case 0: { /* an error from one of our unchecked requests: a requestor window that died */
+        xcb_generic_error_t *e = (xcb_generic_error_t *)ev;
+        if (e->error_code == XCB_WINDOW) drop_window(sv, e->resource_id);
+        break;
+    }
+    case XCB_SELECTION_REQUEST:
+        handle_request(sv, (xcb_selection_request_event_t *)ev);
+        break;
+    case XCB_SELECTION_CLEAR: {
+        xcb_selection_clear_event_t *clear = (xcb_selection_clear_event_t *)ev;
+        if (clear->selection == sv->selection && clear->owner == sv->window) sv->owning = 0;
+        break;
+    }
+    case XCB_PROPERTY_NOTIFY: {
+        xcb_property_notify_event_t *pn = (xcb_property_notify_event_t *)ev;
+        if (pn->state != XCB_PROPERTY_DELETE) break;
+        cx11_transfer *t = find_transfer(sv, pn->window, pn->atom);
+        if (t != NULL) continue_transfer(sv, t);
+        break;
+    }
+    case XCB_DESTROY_NOTIFY:
+        drop_window(sv, ((xcb_destroy_notify_event_t *)ev)->window);
+        break;
+    case XCB_SELECTION_NOTIFY: {
+        xcb_selection_notify_event_t *sn = (xcb_selection_notify_event_t *)ev;
+        if (sv->handoff_pending && sn->selection == sv->atoms[CX11_A_CLIPBOARD_MANAGER]) finish_handoff(sv);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* Timers; returns the next deadline (0 when none). */
+static double run_timers(cx11_server *sv) {
+    double now = cx11_now(), next = 0;
+#define CX11_NEXT(t) do { if ((t) > 0 && (next == 0 || (t) < next)) next = (t); } while (0)
+    for (size_t i = sv->count; i-- > 0;)
+        if (sv->transfers[i].deadline <= now) drop_transfer(sv, i, 1);
+    if (sv->clear_at > 0 && now >= sv->clear_at) {
+        sv->clear_at = 0;
+        give_up(sv);
+    }
+    if (sv->leave_at > 0 && now >= sv->leave_at) {
+        sv->leave_at = 0;
+        start_leaving(sv);
+    }
+    if (sv->handoff_pending && now >= sv->handoff_deadline) finish_handoff(sv);
+    for (size_t i = 0; i < sv->count; i++) CX11_NEXT(sv->transfers[i].deadline);
+    CX11_NEXT(sv->clear_at);
+    CX11_NEXT(sv->leave_at);
+    if (sv->handoff_pending) CX11_NEXT(sv->handoff_deadline);
+#undef CX11_NEXT
+    return next;
+}
+
+/* Become a daemon that holds nothing of the caller's: no terminal, no pipes, no stdio. */
+static int detach(int keep_fd, sigset_t *signals) {
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    sigemptyset(signals);
+    sigaddset(signals, SIGTERM);
+    sigaddset(signals, SIGINT);
+    sigprocmask(SIG_SETMASK, signals, NULL); /* also unblocks whatever the forking thread blocked */
+    int null_fd = open("/dev/null", O_RDWR);
+    if (null_fd >= 0) {
+        dup2(null_fd, 0);
+        dup2(null_fd, 1);
+        dup2(null_fd, 2);
+    }
+    if (keep_fd > 3) close_range(3, (unsigned)keep_fd - 1, 0);
+    if (close_range((unsigned)keep_fd + 1, ~0U, 0) != 0) {
+        long max = sysconf(_SC_OPEN_MAX);
+        for (long fd = keep_fd + 1; fd < (max > 0 && max < 65536 ? max : 65536); fd++) close((int)fd);
+        for (int fd = 3; fd < keep_fd; fd++) close(fd);
+    }
+    if (chdir("/") != 0) { /* keep going: only a mount point stays busy */ }
+    return signalfd(-1, signals, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+void cx11_serve(const cx11_serve_config *config) {
+    cx11_server sv;
+    memset(&sv, 0, sizeof sv);
+    sv.cfg = config;
+    sv.c = config->session.c;
+    sv.atoms = config->session.atoms;
+    sv.window = config->session.window;
+    sv.selection = config->selection;
+    sv.acquired = config->acquired;
+    sv.owning = 1;
+    int xfd = xcb_get_file_descriptor(sv.c);
+    sigset_t signals;
+    int sfd = detach(xfd, &signals);
+
+    double now = cx11_now();
+    const cx11_own_options *o = config->options;
+    if (o->is_secret && o->clear_after > 0) sv.clear_at = now + o->clear_after;
+    if (o->lifetime > 0) sv.leave_at = now + o->lifetime;
+    uint64_t max_bytes = (uint64_t)xcb_get_maximum_request_length(sv.c) * 4;
+    sv.chunk = max_bytes > 1024 ? (size_t)(max_bytes - 64) : 1024;
+    if (sv.chunk > CX11_MAX_CHUNK) sv.chunk = CX11_MAX_CHUNK;
+
+    for (;;) {
+        xcb_generic_event_t *ev;
+        while ((ev = xcb_poll_for_event(sv.c)) != NULL) {
+            handle_event(&sv, ev);
+            free(ev);
+        }
+        if (xcb_connection_has_error(sv.c)) _exit(0); /* the X server is gone */
+        double next = run_timers(&sv);
+        if (!sv.owning && !sv.handoff_pending && sv.count == 0) {
+            xcb_flush(sv.c);
+            _exit(0);
+        }
+        xcb_flush(sv.c);
+        if ((ev = xcb_poll_for_queued_event(sv.c)) != NULL) { /* queued while a timer waited for a reply */
+            handle_event(&sv, ev);
+            free(ev);
+            continue;
+        }
+        int timeout = -1;
+        if (next > 0) {
+            double left = next - cx11_now();
+            timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
+        }
+        struct pollfd pfd[2] = {{.fd = xfd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
+        int r = poll(pfd, sfd >= 0 ? 2 : 1, timeout);
+        if (r < 0 && errno != EINTR) _exit(1);
+        if (r > 0 && sfd >= 0 && (pfd[1].revents & POLLIN)) {
+            struct signalfd_siginfo info;
+            while (read(sfd, &info, sizeof info) == (ssize_t)sizeof info) {}
+            start_leaving(&sv);
+        }
+        if (r > 0 && (pfd[0].revents & (POLLHUP | POLLERR)) && !(pfd[0].revents & POLLIN)) _exit(0);
+    }
+}

@@ -1,0 +1,57 @@
+#ifndef USERDEBUG_CX11_SERVE_H
+#define USERDEBUG_CX11_SERVE_H
+/* The selection server's state, shared by cx11_serve.c and cx11_targets.c. */
+#include "cx11_internal.h"
+
+/* One INCR transfer, keyed by (requestor, property). */
+typedef struct cx11_transfer {
+    xcb_window_t requestor;
+    xcb_atom_t property;
+    xcb_atom_t type;
+    const uint8_t *data;
+    size_t len;
+    size_t offset;
+    double deadline; /* dropped when the requestor stays idle past this */
+} cx11_transfer;
+
+typedef struct cx11_server {
+    const cx11_serve_config *cfg;
+    xcb_connection_t *c;
+    const xcb_atom_t *atoms;
+    xcb_window_t window;
+    xcb_atom_t selection;
+    xcb_timestamp_t acquired;
+    size_t chunk;           /* largest property we write at once; INCR above it */
+    int owning;             /* we still own the selection */
+    int leaving;            /* SIGTERM or lifetime: leave once hand-off and transfers end */
+    int handoff_pending;    /* waiting for the clipboard manager's SAVE_TARGETS answer */
+    double handoff_deadline;
+    double clear_at;        /* secrets: 0 when never */
+    double leave_at;        /* lifetime: 0 when never */
+    cx11_transfer *transfers;
+    size_t count, capacity;
+    /* Facts about the payload, computed on first need. */
+    int scanned, is_utf8, is_ascii, is_latin1;
+    uint8_t *latin1;
+    size_t latin1_len;
+} cx11_server;
+
+/* The answer to one target: property type, format and bytes. */
+typedef struct cx11_conversion {
+    xcb_atom_t type;
+    uint8_t format;       /* 8 or 32 */
+    const void *data;
+    size_t len;           /* in bytes */
+    uint32_t scratch[24]; /* for TARGETS and TIMESTAMP */
+} cx11_conversion;
+
+/* Fill cv for target; 0 when the target is refused. cv->data may point into cv->scratch. */
+int cx11_convert(cx11_server *sv, xcb_atom_t target, cx11_conversion *cv);
+
+/* The data targets (no TARGETS/TIMESTAMP/MULTIPLE); out holds at least 8. Returns the count. */
+size_t cx11_data_targets(cx11_server *sv, xcb_atom_t *out);
+
+/* Whether leaving should first ask a clipboard manager to save the content. */
+int cx11_can_hand_off(const cx11_server *sv);
+
+#endif

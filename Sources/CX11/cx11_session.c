@@ -1,0 +1,190 @@
+/* Errors, clocks, waiting with deadlines, and the session every entry point starts with. */
+#define _GNU_SOURCE
+#include "cx11_internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <xcb/xcbext.h>
+
+double cx11_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+cx11_status cx11_fail(cx11_error *err, cx11_status status, int errno_value, const char *fmt, ...) {
+    if (err != NULL) {
+        err->status = status;
+        err->sys_errno = errno_value;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+int cx11_wait_fd(int fd, double deadline) {
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    for (;;) {
+        double left = deadline - cx11_now();
+        if (left <= 0) return 0;
+        int r = poll(&pfd, 1, (int)(left * 1000) + 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r > 0) return 1;
+    }
+}
+
+void *cx11_wait_reply(xcb_connection_t *c, unsigned int sequence, double deadline,
+                      xcb_generic_error_t **xerr, int *timed_out) {
+    *xerr = NULL;
+    *timed_out = 0;
+    xcb_flush(c);
+    for (;;) {
+        void *reply = NULL;
+        if (xcb_poll_for_reply(c, sequence, &reply, xerr)) return reply; /* reply, error, or neither */
+        if (xcb_connection_has_error(c)) return NULL;
+        int r = cx11_wait_fd(xcb_get_file_descriptor(c), deadline);
+        if (r == 0) {
+            *timed_out = 1;
+            return NULL;
+        }
+        if (r < 0) return NULL;
+    }
+}
+
+xcb_generic_event_t *cx11_wait_event(xcb_connection_t *c, double deadline, int *timed_out) {
+    *timed_out = 0;
+    xcb_flush(c);
+    for (;;) {
+        xcb_generic_event_t *ev = xcb_poll_for_event(c);
+        if (ev != NULL) return ev;
+        if (xcb_connection_has_error(c)) return NULL;
+        int r = cx11_wait_fd(xcb_get_file_descriptor(c), deadline);
+        if (r == 0) {
+            *timed_out = 1;
+            return NULL;
+        }
+        if (r < 0) return NULL;
+    }
+}
+
+xcb_atom_t cx11_selection_atom(const cx11_session *s, cx11_selection selection) {
+    return selection == CX11_PRIMARY ? XCB_ATOM_PRIMARY : s->atoms[CX11_A_CLIPBOARD];
+}
+
+static const char *const atom_names[CX11_A_COUNT] = {
+    [CX11_A_CLIPBOARD] = "CLIPBOARD",
+    [CX11_A_TARGETS] = "TARGETS",
+    [CX11_A_TIMESTAMP] = "TIMESTAMP",
+    [CX11_A_MULTIPLE] = "MULTIPLE",
+    [CX11_A_ATOM_PAIR] = "ATOM_PAIR",
+    [CX11_A_INCR] = "INCR",
+    [CX11_A_UTF8_STRING] = "UTF8_STRING",
+    [CX11_A_TEXT_PLAIN_UTF8] = "text/plain;charset=utf-8",
+    [CX11_A_TEXT] = "TEXT",
+    [CX11_A_JSON] = "application/json",
+    [CX11_A_OCTET_STREAM] = "application/octet-stream",
+    [CX11_A_KDE_HINT] = "x-kde-passwordManagerHint",
+    [CX11_A_CLIPBOARD_MANAGER] = "CLIPBOARD_MANAGER",
+    [CX11_A_SAVE_TARGETS] = "SAVE_TARGETS",
+    [CX11_A_PROPERTY] = "_USERDEBUG_SELECTION",
+};
+
+/* While opening, a server that stops answering is no display at all. */
+static cx11_status timeout_or_lost(xcb_connection_t *c, int timed_out, const char *what, cx11_error *err) {
+    if (timed_out) return cx11_fail(err, CX11_NO_DISPLAY, ETIMEDOUT, "the X server did not answer %s in time", what);
+    if (xcb_connection_has_error(c)) return cx11_fail(err, CX11_NO_DISPLAY, 0, "the X server closed the connection");
+    return cx11_fail(err, CX11_FAILED, 0, "X error while %s", what);
+}
+
+cx11_status cx11_session_open(cx11_session *s, const char *display, const char *authority,
+                              double deadline, xcb_timestamp_t *timestamp, cx11_error *err) {
+    memset(s, 0, sizeof *s);
+    int screen_number = 0;
+    cx11_status st = cx11_connect(display, authority, deadline, &s->c, &screen_number, err);
+    if (st != CX11_OK) return st;
+
+    xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(s->c));
+    for (int i = 0; i < screen_number && it.rem > 0; i++) xcb_screen_next(&it);
+    if (it.rem == 0) {
+        cx11_session_close(s);
+        return cx11_fail(err, CX11_NO_DISPLAY, 0, "the display has no screen %d", screen_number);
+    }
+    s->root = it.data->root;
+
+    /* One flight: every InternAtom, our window, and the zero-length append that yields a timestamp. */
+    xcb_intern_atom_cookie_t cookies[CX11_A_COUNT];
+    for (int i = 0; i < CX11_A_COUNT; i++)
+        cookies[i] = xcb_intern_atom(s->c, 0, (uint16_t)strlen(atom_names[i]), atom_names[i]);
+    s->window = xcb_generate_id(s->c);
+    uint32_t mask = XCB_EVENT_MASK_PROPERTY_CHANGE;
+    xcb_create_window(s->c, 0, s->window, s->root, 0, 0, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY,
+                      XCB_COPY_FROM_PARENT, XCB_CW_EVENT_MASK, &mask);
+    xcb_change_property(s->c, XCB_PROP_MODE_APPEND, s->window, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, 0, "");
+
+    for (int i = 0; i < CX11_A_COUNT; i++) {
+        xcb_generic_error_t *xerr = NULL;
+        int timed_out = 0;
+        xcb_intern_atom_reply_t *reply = cx11_wait_reply(s->c, cookies[i].sequence, deadline, &xerr, &timed_out);
+        free(xerr);
+        if (reply == NULL) {
+            st = timeout_or_lost(s->c, timed_out, "InternAtom", err);
+            cx11_session_close(s);
+            return st;
+        }
+        s->atoms[i] = reply->atom;
+        free(reply);
+    }
+    for (;;) {
+        int timed_out = 0;
+        xcb_generic_event_t *ev = cx11_wait_event(s->c, deadline, &timed_out);
+        if (ev == NULL) {
+            st = timeout_or_lost(s->c, timed_out, "the timestamp request", err);
+            cx11_session_close(s);
+            return st;
+        }
+        if ((ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY) {
+            xcb_property_notify_event_t *pn = (xcb_property_notify_event_t *)ev;
+            if (pn->window == s->window && pn->atom == XCB_ATOM_WM_NAME) {
+                *timestamp = pn->time;
+                free(ev);
+                return CX11_OK;
+            }
+        }
+        free(ev);
+    }
+}
+
+void cx11_session_close(cx11_session *s) {
+    if (s->c != NULL) xcb_disconnect(s->c);
+    s->c = NULL;
+}
+
+void cx11_free(void *buffer) { free(buffer); }
+
+cx11_status cx11_clear(const char *display, const char *authority, cx11_selection selection,
+                       double timeout, cx11_error *err) {
+    double deadline = cx11_now() + timeout;
+    cx11_session s;
+    xcb_timestamp_t now = 0;
+    cx11_status st = cx11_session_open(&s, display, authority, deadline, &now, err);
+    if (st != CX11_OK) return st;
+    xcb_set_selection_owner(s.c, XCB_NONE, cx11_selection_atom(&s, selection), now);
+    /* A round trip makes sure the server processed it before we disconnect. */
+    xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(s.c, cx11_selection_atom(&s, selection));
+    xcb_generic_error_t *xerr = NULL;
+    int timed_out = 0;
+    void *reply = cx11_wait_reply(s.c, ck.sequence, deadline, &xerr, &timed_out);
+    if (reply == NULL) st = timeout_or_lost(s.c, timed_out, "GetSelectionOwner", err);
+    free(reply);
+    free(xerr);
+    cx11_session_close(&s);
+    return st;
+}

@@ -1,0 +1,143 @@
+/* Which targets a payload is offered as, and the bytes for each. */
+#define _GNU_SOURCE
+#include "cx11_serve.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One pass over the bytes: is it valid UTF-8, ASCII, and representable in Latin-1? */
+static void scan_text(cx11_server *sv) {
+    const uint8_t *p = sv->cfg->bytes;
+    size_t n = sv->cfg->len, i = 0;
+    int ascii = 1, utf8 = 1, latin1 = 1;
+    while (i < n) {
+        uint8_t b = p[i];
+        if (b < 0x80) {
+            i++;
+            continue;
+        }
+        ascii = 0;
+        uint32_t cp;
+        size_t need;
+        if (b >= 0xC2 && b <= 0xDF) { cp = b & 0x1F; need = 1; }
+        else if (b >= 0xE0 && b <= 0xEF) { cp = b & 0x0F; need = 2; }
+        else if (b >= 0xF0 && b <= 0xF4) { cp = b & 0x07; need = 3; }
+        else { utf8 = 0; break; }
+        if (i + need >= n) { utf8 = 0; break; } /* truncated sequence */
+        for (size_t k = 1; k <= need; k++) {
+            uint8_t c = p[i + k];
+            if ((c & 0xC0) != 0x80) { utf8 = 0; break; }
+            cp = (cp << 6) | (c & 0x3F);
+        }
+        if (!utf8) break;
+        /* Overlong, surrogate and out-of-range forms. */
+        if ((need == 2 && cp < 0x800) || (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) {
+            utf8 = 0;
+            break;
+        }
+        if (cp > 0xFF) latin1 = 0;
+        i += need + 1;
+    }
+    sv->scanned = 1;
+    sv->is_utf8 = utf8;
+    sv->is_ascii = ascii && utf8;
+    sv->is_latin1 = utf8 && latin1;
+}
+
+static int offers_text(cx11_server *sv) {
+    if (!sv->scanned) scan_text(sv);
+    return sv->cfg->options->kind != CX11_KIND_BINARY || sv->is_utf8;
+}
+
+static int offers_latin1(cx11_server *sv) {
+    return offers_text(sv) && sv->is_latin1;
+}
+
+/* Latin-1 bytes of a representable payload; ASCII needs no copy. NULL when out of memory. */
+static const uint8_t *latin1_bytes(cx11_server *sv, size_t *len) {
+    if (sv->is_ascii) {
+        *len = sv->cfg->len;
+        return sv->cfg->bytes;
+    }
+    if (sv->latin1 == NULL) {
+        const uint8_t *p = sv->cfg->bytes;
+        size_t n = sv->cfg->len, o = 0;
+        sv->latin1 = malloc(n > 0 ? n : 1);
+        if (sv->latin1 == NULL) return NULL;
+        for (size_t i = 0; i < n;) {
+            if (p[i] < 0x80) sv->latin1[o++] = p[i++];
+            else { sv->latin1[o++] = (uint8_t)(((p[i] & 0x1F) << 6) | (p[i + 1] & 0x3F)); i += 2; }
+        }
+        sv->latin1_len = o;
+    }
+    *len = sv->latin1_len;
+    return sv->latin1;
+}
+
+int cx11_can_hand_off(const cx11_server *sv) {
+    return sv->selection == sv->atoms[CX11_A_CLIPBOARD] && !sv->cfg->options->is_secret;
+}
+
+size_t cx11_data_targets(cx11_server *sv, xcb_atom_t *out) {
+    const xcb_atom_t *a = sv->atoms;
+    cx11_kind kind = sv->cfg->options->kind;
+    size_t n = 0;
+    if (offers_text(sv)) {
+        out[n++] = a[CX11_A_UTF8_STRING];
+        out[n++] = a[CX11_A_TEXT_PLAIN_UTF8];
+        if (offers_latin1(sv)) {
+            out[n++] = XCB_ATOM_STRING;
+            out[n++] = a[CX11_A_TEXT];
+        }
+    }
+    if (kind == CX11_KIND_JSON) out[n++] = a[CX11_A_JSON];
+    if (kind == CX11_KIND_BINARY) out[n++] = a[CX11_A_OCTET_STREAM];
+    if (sv->cfg->options->is_secret) out[n++] = a[CX11_A_KDE_HINT];
+    return n;
+}
+
+int cx11_convert(cx11_server *sv, xcb_atom_t target, cx11_conversion *cv) {
+    const xcb_atom_t *a = sv->atoms;
+    cx11_kind kind = sv->cfg->options->kind;
+    cv->type = target;
+    cv->format = 8;
+    cv->data = sv->cfg->bytes;
+    cv->len = sv->cfg->len;
+    if (target == a[CX11_A_TARGETS]) {
+        size_t n = 0;
+        cv->scratch[n++] = a[CX11_A_TARGETS];
+        cv->scratch[n++] = a[CX11_A_TIMESTAMP];
+        cv->scratch[n++] = a[CX11_A_MULTIPLE];
+        if (cx11_can_hand_off(sv)) cv->scratch[n++] = a[CX11_A_SAVE_TARGETS];
+        n += cx11_data_targets(sv, cv->scratch + n);
+        cv->type = XCB_ATOM_ATOM;
+        cv->format = 32;
+        cv->data = cv->scratch;
+        cv->len = n * 4;
+        return 1;
+    }
+    if (target == a[CX11_A_TIMESTAMP]) {
+        cv->scratch[0] = sv->acquired;
+        cv->type = XCB_ATOM_INTEGER;
+        cv->format = 32;
+        cv->data = cv->scratch;
+        cv->len = 4;
+        return 1;
+    }
+    if (target == a[CX11_A_UTF8_STRING] || target == a[CX11_A_TEXT_PLAIN_UTF8]) return offers_text(sv);
+    if (target == XCB_ATOM_STRING || target == a[CX11_A_TEXT]) {
+        if (!offers_latin1(sv)) return 0;
+        cv->type = XCB_ATOM_STRING;
+        cv->data = latin1_bytes(sv, &cv->len);
+        return cv->data != NULL;
+    }
+    if (target == a[CX11_A_JSON]) return kind == CX11_KIND_JSON;
+    if (target == a[CX11_A_OCTET_STREAM]) return kind == CX11_KIND_BINARY;
+    if (target == a[CX11_A_KDE_HINT] && sv->cfg->options->is_secret) {
+        static const char secret[] = "secret";
+        cv->data = (const uint8_t *)secret;
+        cv->len = sizeof secret - 1;
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,139 @@
+import CX11
+import UserDebugKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The single choke point between Swift and CX11: one function per C entry point, each checking
+/// the status and throwing a typed error that names the call. Pointers stay in here.
+enum CX11Calls {
+    /// What a C status means to a reader of the Swift API, given the call it came from.
+    enum Stage {
+        case connect, own, paste
+    }
+
+    static func error(_ error: cx11_error, stage: Stage, call: String) -> ClipboardError {
+        let message = "\(call): " + messageText(error)
+        switch error.status {
+        case CX11_NO_DISPLAY:
+            return .noDisplay(reason: messageText(error))
+        case CX11_TIMED_OUT:
+            return stage == .paste ? .timedOut(message) : .noDisplay(reason: messageText(error))
+        case CX11_NOT_OWNER:
+            return .ownershipNotConfirmed
+        case CX11_NO_CONTENT, CX11_NO_OWNER:
+            return .noContent(messageText(error))
+        case CX11_UNSUPPORTED:
+            return .unsupported(message)
+        default:
+            return .failed(message)
+        }
+    }
+
+    static func messageText(_ error: cx11_error) -> String {
+        withUnsafeBytes(of: error.message) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    static func selection(_ name: SelectionName) -> cx11_selection {
+        switch name {
+        case .clipboard: CX11_CLIPBOARD
+        case .primary: CX11_PRIMARY
+        }
+    }
+
+    static func kind(_ kind: Payload.Kind) -> cx11_kind {
+        switch kind {
+        case .text: CX11_KIND_TEXT
+        case .json: CX11_KIND_JSON
+        case .binary: CX11_KIND_BINARY
+        }
+    }
+
+    /// `cx11_parse_display`.
+    static func parseDisplay(_ name: String?) throws(ClipboardError) -> cx11_display_addr {
+        var address = cx11_display_addr()
+        var err = cx11_error()
+        let status = withOptionalCString(name) { cx11_parse_display($0, &address, &err) }
+        guard status == CX11_OK else { throw error(err, stage: .connect, call: "cx11_parse_display") }
+        return address
+    }
+
+    /// `cx11_probe`.
+    static func probe(display: String?, authority: String?, timeout: Double) throws(ClipboardError) {
+        var err = cx11_error()
+        let status = withOptionalCString(display) { d in
+            withOptionalCString(authority) { a in cx11_probe(d, a, timeout, &err) }
+        }
+        guard status == CX11_OK else { throw error(err, stage: .connect, call: "cx11_probe") }
+    }
+
+    /// `cx11_own`: returns the serving process's id.
+    static func own(
+        _ payload: Payload, options: CopyOptions, display: String?, authority: String?, handOffTimeout: Double
+    ) throws(ClipboardError) -> pid_t {
+        var err = cx11_error()
+        var pid: pid_t = 0
+        let status = withOptionalCString(display) { d in
+            withOptionalCString(authority) { a in
+                var o = cx11_own_options(
+                    display: d,
+                    authority: a,
+                    selection: selection(options.selection),
+                    kind: kind(payload.kind),
+                    is_secret: payload.isSecret ? 1 : 0,
+                    connect_timeout: options.connectTimeout,
+                    transfer_timeout: options.transferTimeout,
+                    clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
+                    lifetime: options.lifetime ?? 0,
+                    handoff_timeout: handOffTimeout
+                )
+                return payload.bytes.withUnsafeBufferPointer { bytes in
+                    cx11_own(&o, bytes.baseAddress, bytes.count, &pid, &err)
+                }
+            }
+        }
+        guard status == CX11_OK else { throw error(err, stage: .own, call: "cx11_own") }
+        return pid
+    }
+
+    /// `cx11_paste` (and `cx11_free` of its buffer). `fallback`, when given, is tried once when
+    /// the owner refuses `target` (not when there is no owner), its bytes passed through `convert`.
+    static func paste(
+        display: String?, authority: String?, selection name: SelectionName, target: String, timeout: Double,
+        fallback: String? = nil, convert: ([UInt8]) -> [UInt8] = { $0 }
+    ) throws(ClipboardError) -> [UInt8] {
+        var err = cx11_error()
+        var buffer: UnsafeMutablePointer<UInt8>? = nil
+        var count = 0
+        let status = withOptionalCString(display) { d in
+            withOptionalCString(authority) { a in
+                target.withCString { t in cx11_paste(d, a, selection(name), t, timeout, &buffer, &count, &err) }
+            }
+        }
+        if status == CX11_NO_CONTENT, let fallback {
+            return convert(try paste(display: display, authority: authority, selection: name, target: fallback, timeout: timeout))
+        }
+        guard status == CX11_OK else { throw error(err, stage: .paste, call: "cx11_paste") }
+        defer { cx11_free(buffer) }
+        guard let buffer, count > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: buffer, count: count))
+    }
+
+    /// `cx11_clear`.
+    static func clear(display: String?, authority: String?, selection name: SelectionName, timeout: Double) throws(ClipboardError) {
+        var err = cx11_error()
+        let status = withOptionalCString(display) { d in
+            withOptionalCString(authority) { a in cx11_clear(d, a, selection(name), timeout, &err) }
+        }
+        guard status == CX11_OK else { throw error(err, stage: .connect, call: "cx11_clear") }
+    }
+
+    private static func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+        guard let string else { return body(nil) }
+        return string.withCString { body($0) }
+    }
+}

@@ -1,0 +1,79 @@
+import CX11
+public import UserDebugKit
+
+/// The X11 clipboard (CLIPBOARD or PRIMARY) through the CX11 shim over libxcb.
+///
+/// `copy` takes the selection, confirms it with the X server, and leaves a detached C-only
+/// process serving it; it returns as soon as ownership is confirmed. Flush buffered standard
+/// output before calling it: the serving process is forked from the caller.
+///
+/// Targets offered: `TARGETS`, `TIMESTAMP`, `MULTIPLE`, `SAVE_TARGETS` (CLIPBOARD, not secrets),
+/// `UTF8_STRING`, `text/plain;charset=utf-8`, `STRING` and `TEXT` (Latin-1, only when every
+/// character is representable), `application/json` for `.json`, `application/octet-stream` for
+/// `.binary` (whose text targets are offered only when the bytes are valid UTF-8), and
+/// `x-kde-passwordManagerHint` = `secret` for secrets. Everything else is refused.
+public struct X11Clipboard: Clipboard {
+    /// The DISPLAY to use; nil reads `$DISPLAY` at each call.
+    public let display: String?
+    /// The Xauthority file; nil uses `$XAUTHORITY`, else `~/.Xauthority`.
+    public let authority: String?
+    /// How long a leaving owner waits for a clipboard manager to save the content.
+    public let handOffTimeout: Double
+
+    /// A clipboard on `display` (nil: `$DISPLAY`).
+    public init(display: String?, authority: String? = nil, handOffTimeout: Double = 1.5) {
+        self.display = display
+        self.authority = authority
+        self.handOffTimeout = handOffTimeout
+    }
+
+    /// Owns the selection with `payload` and serves it from a detached process.
+    public func copy(_ payload: Payload, options: CopyOptions) throws(ClipboardError) {
+        _ = try own(payload, options: options)
+    }
+
+    /// Like `copy`, and tells which process serves the selection (it exits when it stops serving).
+    @discardableResult
+    public func own(_ payload: Payload, options: CopyOptions) throws(ClipboardError) -> OwnerProcess {
+        let pid = try CX11Calls.own(
+            payload, options: options, display: display, authority: authority, handOffTimeout: handOffTimeout)
+        return OwnerProcess(pid: pid)
+    }
+
+    /// Reads `selection` converted to `target`, following INCR, keeping NUL bytes.
+    /// Throws `.noContent` when there is no owner or it refuses the target.
+    ///
+    /// For `UTF8_STRING`, an owner that offers only `STRING` (xsel does for ASCII text, as do old
+    /// Xt programs) is read as `STRING` and its Latin-1 converted to UTF-8, as xclip does.
+    public func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
+        try CX11Calls.paste(
+            display: display, authority: authority, selection: selection, target: target, timeout: timeout,
+            fallback: target == "UTF8_STRING" ? "STRING" : nil, convert: Self.utf8(fromLatin1:))
+    }
+
+    static func utf8(fromLatin1 bytes: [UInt8]) -> [UInt8] {
+        guard bytes.contains(where: { $0 >= 0x80 }) else { return bytes }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 8)
+        for b in bytes {
+            if b < 0x80 {
+                out.append(b)
+            } else {
+                out.append(0xC0 | (b >> 6))
+                out.append(0x80 | (b & 0x3F))
+            }
+        }
+        return out
+    }
+
+    /// Empties `selection`: whoever owns it is told to stop (SetSelectionOwner None).
+    public func clear(selection: SelectionName, timeout: Double = 1) throws(ClipboardError) {
+        try CX11Calls.clear(display: display, authority: authority, selection: selection, timeout: timeout)
+    }
+}
+
+/// The detached process serving a selection taken by `X11Clipboard.own`.
+public struct OwnerProcess: Sendable, Hashable {
+    /// Its process id. It is not the caller's child, so the caller never has to reap it.
+    public let pid: Int32
+}

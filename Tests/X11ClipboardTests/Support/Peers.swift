@@ -1,0 +1,116 @@
+import Foundation
+
+/// Other programs that use the clipboard, run as a user would (bounded by coreutils `timeout`).
+enum Peer {
+    struct Output {
+        var status: Int32
+        var bytes: [UInt8]
+    }
+
+    /// Runs a reader and collects its standard output.
+    static func read(_ arguments: [String], environment: [String: String], limit: Int = 60) throws -> Output {
+        let child = try Spawned.start(
+            ["timeout", "-s", "KILL", String(limit)] + arguments, environment: environment, pipeOutput: true)
+        let bytes = child.receiveAll()
+        return Output(status: child.wait(), bytes: bytes)
+    }
+
+    /// Runs an owner (xclip -i, xsel -i) with `input` on standard input; its output goes to
+    /// /dev/null, since these owners keep whatever they inherit open while they serve.
+    @discardableResult
+    static func own(_ arguments: [String], input: [UInt8], environment: [String: String]) throws -> Int32 {
+        let child = try Spawned.start(
+            ["timeout", "-s", "KILL", "60"] + arguments, environment: environment, pipeInput: true)
+        child.send(input)
+        return child.wait()
+    }
+
+    /// Starts a long-running helper (output piped); the caller kills and waits for it.
+    static func start(_ arguments: [String], environment: [String: String]) throws -> Spawned {
+        try Spawned.start(arguments, environment: environment, pipeOutput: true)
+    }
+
+    static let python = "/usr/bin/python3"
+
+    /// Tk's clipboard_get, written out as UTF-8.
+    static let tkRead = """
+        import sys, tkinter
+        root = tkinter.Tk()
+        root.withdraw()
+        sys.stdout.buffer.write(root.clipboard_get().encode('utf-8'))
+        """
+
+    /// A reader (python-xlib) that starts an INCR transfer of CLIPBOARD, takes the first chunk,
+    /// prints "stalled", and then never asks for more.
+    static let stallingReader = """
+        import sys, time
+        from Xlib import X, Xatom, display
+        d = display.Display()
+        w = d.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent, event_mask=X.PropertyChangeMask)
+        clip = d.intern_atom('CLIPBOARD'); utf8 = d.intern_atom('UTF8_STRING')
+        prop = d.intern_atom('STALL'); incr = d.intern_atom('INCR')
+        w.convert_selection(clip, utf8, prop, X.CurrentTime)
+        while True:
+            e = d.next_event()
+            if e.type == X.SelectionNotify: break
+        r = w.get_full_property(prop, X.AnyPropertyType)
+        if r is None or r.property_type != incr:
+            print('not-incr', flush=True); sys.exit(1)
+        w.delete_property(prop); d.flush()
+        while True:
+            e = d.next_event()
+            if e.type == X.PropertyNotify and e.atom == prop and e.state == X.PropertyNewValue: break
+        print('stalled', flush=True)
+        while True: time.sleep(60)
+        """
+
+    /// MULTIPLE with three pairs; prints each pair's answer as "target=property-or-None:value".
+    static let multipleReader = """
+        from Xlib import X, Xatom, display
+        d = display.Display()
+        w = d.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent, event_mask=X.PropertyChangeMask)
+        a = lambda n: d.intern_atom(n)
+        targets = ['UTF8_STRING', 'image/png', 'STRING']
+        pairs = []
+        for i, t in enumerate(targets): pairs += [a(t), a('P%d' % i)]
+        w.change_property(a('M'), a('ATOM_PAIR'), 32, pairs)
+        w.convert_selection(a('CLIPBOARD'), a('MULTIPLE'), a('M'), X.CurrentTime)
+        while True:
+            e = d.next_event()
+            if e.type == X.SelectionNotify: break
+        if e.property == X.NONE:
+            print('refused'); raise SystemExit(1)
+        back = w.get_full_property(a('M'), X.AnyPropertyType).value
+        for i, t in enumerate(targets):
+            p = back[2 * i + 1]
+            if p == X.NONE: print('%s=None' % t); continue
+            v = w.get_full_property(p, X.AnyPropertyType).value
+            print('%s=%s' % (t, bytes(v).hex()))
+        """
+}
+
+extension Peer {
+    /// Owns CLIPBOARD_MANAGER and never answers anything (as xfce4-clipman does for SAVE_TARGETS).
+    static let silentManager = """
+        from Xlib import X, display
+        d = display.Display()
+        w = d.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent)
+        w.set_selection_owner(d.intern_atom('CLIPBOARD_MANAGER'), X.CurrentTime)
+        d.sync()
+        print('owning', flush=True)
+        while True: d.next_event()
+        """
+
+    /// Prints "yes" once CLIPBOARD_MANAGER has an owner (within 10 s), else "no".
+    static let managerPresent = """
+        import time
+        from Xlib import display
+        d = display.Display()
+        a = d.intern_atom('CLIPBOARD_MANAGER')
+        for _ in range(200):
+            o = d.get_selection_owner(a)
+            if getattr(o, 'id', o): print('yes'); break
+            time.sleep(0.05)
+        else: print('no')
+        """
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import UserDebugKit
+import X11Clipboard
+
+/// A private Xvfb for one test: it picks a free display itself (`-displayfd`), so tests run in
+/// parallel beside each other and beside any other X server; it is killed by pid at the end.
+final class Xvfb: @unchecked Sendable {
+    let display: String
+    let process: Spawned
+    private var stopped = false
+
+    private init(display: String, process: Spawned) {
+        self.display = display
+        self.process = process
+    }
+
+    var pid: Int32 { process.pid }
+
+    static func start(extraArguments: [String] = []) throws -> Xvfb {
+        let process = try Spawned.start(
+            ["/usr/bin/Xvfb", "-displayfd", "1", "-noreset", "-nolisten", "tcp", "-screen", "0", "320x240x24"]
+                + extraArguments,
+            environment: ProcessInfo.processInfo.environment, pipeOutput: true)
+        // Xvfb writes the display number and a newline once it listens.
+        guard let digits = process.receiveLine(), !digits.isEmpty else {
+            process.kill()
+            process.wait()
+            throw FixtureError("Xvfb exited before announcing its display")
+        }
+        close(process.output)
+        let xvfb = Xvfb(display: ":" + digits, process: process)
+        let answered = eventually(timeout: 10) {
+            if case .success = X11Display.probe(xvfb.display, timeout: 1) { return true }
+            return false
+        }
+        guard answered else {
+            xvfb.stop()
+            throw FixtureError("Xvfb on \(xvfb.display) did not answer")
+        }
+        return xvfb
+    }
+
+    /// Kills this Xvfb by pid and reaps it (once).
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        process.kill(SIGKILL)
+        process.wait()
+    }
+
+    var clipboard: X11Clipboard { X11Clipboard(display: display) }
+
+    /// Our read of CLIPBOARD once a peer that returns before owning it has taken it.
+    func readOnceOwned(target: String = "UTF8_STRING", until settled: ([UInt8]) -> Bool = { _ in true }) -> [UInt8]? {
+        var bytes: [UInt8]? = nil
+        _ = eventually {
+            bytes = try? clipboard.paste(selection: .clipboard, target: target, timeout: 5)
+            return bytes.map(settled) ?? false
+        }
+        return bytes
+    }
+
+    /// Environment for peers (xclip, xsel, Tk): only this display, no Xauthority.
+    var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["DISPLAY"] = display
+        env.removeValue(forKey: "XAUTHORITY")
+        // xsel offers UTF8_STRING only when LC_ALL/LC_CTYPE name a UTF-8 locale (LANG is not enough).
+        env["LC_ALL"] = "C.UTF-8"
+        return env
+    }
+}
+
+/// Runs `body` with a fresh Xvfb that is killed afterwards, whatever happens.
+func withXvfb<R>(extraArguments: [String] = [], _ body: (Xvfb) throws -> R) throws -> R {
+    let xvfb = try Xvfb.start(extraArguments: extraArguments)
+    defer { xvfb.stop() }
+    return try body(xvfb)
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Polls `condition` until it holds or `timeout` seconds pass. Bounds a wait; never asserts a time.
+func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(timeout)
+    while Date() < end {
+        if condition() { return true }
+        usleep(20_000)
+    }
+    return condition()
+}
+
+/// Whether a process is gone (or a zombie nobody reaped: PID 1 here may not reap orphans).
+func processExited(_ pid: Int32) -> Bool {
+    if kill(pid, 0) != 0 && errno == ESRCH { return true }
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+    // The state follows the parenthesised command name.
+    guard let close = stat.lastIndex(of: ")") else { return false }
+    let rest = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces)
+    return rest.hasPrefix("Z") || rest.hasPrefix("X")
+}
