@@ -61,14 +61,20 @@ let package = Package(
             dependencies: ["UserDebugKit"],
             swiftSettings: strictSwift
         ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["X11Clipboard", "UserDebugKit"],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSwift
+        ),
         .testTarget(
             name: "X11ClipboardTests",
-            dependencies: ["X11Clipboard", "UserDebugKit"],
+            dependencies: ["X11Clipboard", "UserDebugKit", "TestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "UserDebugCLITests",
-            dependencies: ["UserDebugCLI", "UserDebugKit"],
+            dependencies: ["UserDebugCLI", "UserDebugKit", "TestSupport"],
             swiftSettings: strictSwift
         ),
     ],

@@ -9,6 +9,8 @@ packages=(
   libsqlite3-dev sqlite3                      # the store (CSQLite links libsqlite3; static lib for -static-executable)
   libxcb1-dev libxau-dev libxdmcp-dev libx11-dev # the clipboard shim (static libs for -static-executable)
   xvfb xclip xsel x11-utils python3-tk        # real X server and real peers in the tests
+  python3-xlib                                # stalled/killed INCR readers, MULTIPLE, a silent manager
+  cinnamon-settings-daemon dbus-daemon        # csd-clipboard: a real clipboard manager (SAVE_TARGETS)
   python3 curl dash                           # test helpers, echo server, shell-safety checks
   zsh fish groff-base                         # completion syntax checks, man page rendering
 )

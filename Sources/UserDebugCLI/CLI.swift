@@ -2,6 +2,7 @@
 import Glibc
 #endif
 public import UserDebugKit
+import X11Clipboard
 
 /// The `userdebug` command line: finds the command, scans its arguments, runs it, and maps any
 /// error to a message on stderr and an exit status. Nothing else in the program calls `exit`.
@@ -23,7 +24,7 @@ public enum CLI {
         let environment = environment ?? processEnvironment()
         let diagnostics = Diagnostics(quiet: false, isTerminal: isatty(2) == 1)
         do {
-            try dispatch(arguments, environment: environment, clipboardFactory: clipboardFactory ?? { _ in UnavailableClipboard() })
+            try dispatch(arguments, environment: environment, clipboardFactory: clipboardFactory ?? { display in X11Clipboard(display: display) })
             return ExitStatus.ok.rawValue
         } catch {
             let (status, message) = ErrorReport.classify(error)

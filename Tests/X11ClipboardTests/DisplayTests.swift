@@ -1,3 +1,4 @@
+import TestSupport
 import CX11
 import Foundation
 import Testing

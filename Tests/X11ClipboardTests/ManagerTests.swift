@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 import UserDebugKit
@@ -7,8 +8,11 @@ import X11Clipboard
 struct ManagerTests {
     /// Debian's cinnamon-settings-daemon clipboard plugin (csd-clipboard) implements SAVE_TARGETS
     /// and fetches everything with one MULTIPLE request.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/csd-clipboard")))
+    @Test
     func csdClipboardKeepsOurContentAfterOurOwnerLeaves() throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/csd-clipboard"),
+            "csd-clipboard is missing: Scripts/deps.sh installs cinnamon-settings-daemon")
         try withXvfb { x in
             var environment = x.environment
             environment["NO_AT_BRIDGE"] = "1"  // no accessibility bus to outlive the test

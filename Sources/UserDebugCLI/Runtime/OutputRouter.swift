@@ -87,14 +87,3 @@ struct OutputRouter {
         }
     }
 }
-
-/// Until the X11 owner is wired in: every clipboard use reports that no display can be used.
-struct UnavailableClipboard: Clipboard {
-    func copy(_ payload: Payload, options: CopyOptions) throws(ClipboardError) {
-        throw .noDisplay(reason: "clipboard support is not built into this version")
-    }
-
-    func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
-        throw .noDisplay(reason: "clipboard support is not built into this version")
-    }
-}

@@ -1,35 +1,7 @@
+import TestSupport
 import Foundation
 
-/// Other programs that use the clipboard, run as a user would (bounded by coreutils `timeout`).
-enum Peer {
-    struct Output {
-        var status: Int32
-        var bytes: [UInt8]
-    }
-
-    /// Runs a reader and collects its standard output.
-    static func read(_ arguments: [String], environment: [String: String], limit: Int = 60) throws -> Output {
-        let child = try Spawned.start(
-            ["timeout", "-s", "KILL", String(limit)] + arguments, environment: environment, pipeOutput: true)
-        let bytes = child.receiveAll()
-        return Output(status: child.wait(), bytes: bytes)
-    }
-
-    /// Runs an owner (xclip -i, xsel -i) with `input` on standard input; its output goes to
-    /// /dev/null, since these owners keep whatever they inherit open while they serve.
-    @discardableResult
-    static func own(_ arguments: [String], input: [UInt8], environment: [String: String]) throws -> Int32 {
-        let child = try Spawned.start(
-            ["timeout", "-s", "KILL", "60"] + arguments, environment: environment, pipeInput: true)
-        child.send(input)
-        return child.wait()
-    }
-
-    /// Starts a long-running helper (output piped); the caller kills and waits for it.
-    static func start(_ arguments: [String], environment: [String: String]) throws -> Spawned {
-        try Spawned.start(arguments, environment: environment, pipeOutput: true)
-    }
-
+extension Peer {
     static let python = "/usr/bin/python3"
 
     /// Tk's clipboard_get, written out as UTF-8.

@@ -28,6 +28,7 @@ struct Sample: Sendable, CustomTestStringConvertible {
     }
 }
 
+import TestSupport
 import Testing
 
 /// Byte equality that reports the sizes and the first difference instead of dumping megabytes.

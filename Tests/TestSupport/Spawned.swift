@@ -1,16 +1,17 @@
-import Foundation
+public import Foundation
 
 /// posix_spawn with a clean signal state and our own waitpid. Foundation's Process leaves the
 /// spawning thread's blocked signals in the child (Xvfb then ignores SIGTERM) and can miss a
 /// child's exit; tests need neither surprise.
-struct Spawned {
-    let pid: pid_t
+public struct Spawned: Sendable {
+    /// The child's process id.
+    public let pid: pid_t
     /// Write end of the child's standard input, when piped.
-    var input: Int32 = -1
+    public var input: Int32 = -1
     /// Read end of the child's standard output, when piped.
-    var output: Int32 = -1
+    public var output: Int32 = -1
 
-    static func start(
+    public static func start(
         _ arguments: [String], environment: [String: String], pipeInput: Bool = false, pipeOutput: Bool = false
     ) throws -> Spawned {
         var actions = posix_spawn_file_actions_t()
@@ -69,7 +70,7 @@ struct Spawned {
     }
 
     /// Writes everything to the child's input and closes it.
-    func send(_ bytes: [UInt8]) {
+    public func send(_ bytes: [UInt8]) {
         var offset = 0
         bytes.withUnsafeBytes { raw in
             while offset < raw.count {
@@ -83,7 +84,7 @@ struct Spawned {
     }
 
     /// Reads the child's output to end of file and closes it.
-    func receiveAll() -> [UInt8] {
+    public func receiveAll() -> [UInt8] {
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -97,7 +98,7 @@ struct Spawned {
     }
 
     /// Reads one line of output (without the newline); nil at end of file.
-    func receiveLine() -> String? {
+    public func receiveLine() -> String? {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while read(output, &byte, 1) == 1 {
@@ -109,14 +110,14 @@ struct Spawned {
 
     /// Waits for the exit; the exit status, or 128 + signal.
     @discardableResult
-    func wait() -> Int32 {
+    public func wait() -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         if status & 0x7f == 0 { return (status >> 8) & 0xff }
         return 128 + (status & 0x7f)
     }
 
-    func kill(_ signal: Int32 = SIGKILL) {
+    public func kill(_ signal: Int32 = SIGKILL) {
         _ = Glibc.kill(pid, signal)
     }
 }

@@ -1,13 +1,14 @@
 import Foundation
-import Testing
 import UserDebugKit
-import X11Clipboard
+public import X11Clipboard
 
 /// A private Xvfb for one test: it picks a free display itself (`-displayfd`), so tests run in
 /// parallel beside each other and beside any other X server; it is killed by pid at the end.
-final class Xvfb: @unchecked Sendable {
-    let display: String
-    let process: Spawned
+public final class Xvfb: @unchecked Sendable {
+    /// The display name, e.g. `:7`.
+    public let display: String
+    /// The Xvfb process.
+    public let process: Spawned
     private var stopped = false
 
     private init(display: String, process: Spawned) {
@@ -15,9 +16,11 @@ final class Xvfb: @unchecked Sendable {
         self.process = process
     }
 
-    var pid: Int32 { process.pid }
+    /// Xvfb's process id.
+    public var pid: Int32 { process.pid }
 
-    static func start(extraArguments: [String] = []) throws -> Xvfb {
+    /// Starts a fresh Xvfb and waits until it answers.
+    public static func start(extraArguments: [String] = []) throws -> Xvfb {
         let process = try Spawned.start(
             ["/usr/bin/Xvfb", "-displayfd", "1", "-noreset", "-nolisten", "tcp", "-screen", "0", "320x240x24"]
                 + extraArguments,
@@ -42,17 +45,18 @@ final class Xvfb: @unchecked Sendable {
     }
 
     /// Kills this Xvfb by pid and reaps it (once).
-    func stop() {
+    public func stop() {
         guard !stopped else { return }
         stopped = true
         process.kill(SIGKILL)
         process.wait()
     }
 
-    var clipboard: X11Clipboard { X11Clipboard(display: display) }
+    /// Our clipboard on this display.
+    public var clipboard: X11Clipboard { X11Clipboard(display: display) }
 
     /// Our read of CLIPBOARD once a peer that returns before owning it has taken it.
-    func readOnceOwned(target: String = "UTF8_STRING", until settled: ([UInt8]) -> Bool = { _ in true }) -> [UInt8]? {
+    public func readOnceOwned(target: String = "UTF8_STRING", until settled: ([UInt8]) -> Bool = { _ in true }) -> [UInt8]? {
         var bytes: [UInt8]? = nil
         _ = eventually {
             bytes = try? clipboard.paste(selection: .clipboard, target: target, timeout: 5)
@@ -62,7 +66,7 @@ final class Xvfb: @unchecked Sendable {
     }
 
     /// Environment for peers (xclip, xsel, Tk): only this display, no Xauthority.
-    var environment: [String: String] {
+    public var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment
         env["DISPLAY"] = display
         env.removeValue(forKey: "XAUTHORITY")
@@ -73,19 +77,22 @@ final class Xvfb: @unchecked Sendable {
 }
 
 /// Runs `body` with a fresh Xvfb that is killed afterwards, whatever happens.
-func withXvfb<R>(extraArguments: [String] = [], _ body: (Xvfb) throws -> R) throws -> R {
+public func withXvfb<R>(extraArguments: [String] = [], _ body: (Xvfb) throws -> R) throws -> R {
     let xvfb = try Xvfb.start(extraArguments: extraArguments)
     defer { xvfb.stop() }
     return try body(xvfb)
 }
 
-struct FixtureError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// A fixture that could not be set up.
+public struct FixtureError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
+    /// An error saying `description`.
+    public init(_ description: String) { self.description = description }
 }
 
 /// Polls `condition` until it holds or `timeout` seconds pass. Bounds a wait; never asserts a time.
-func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+public func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
     let end = Date().addingTimeInterval(timeout)
     while Date() < end {
         if condition() { return true }
@@ -95,7 +102,7 @@ func eventually(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
 }
 
 /// Whether a process is gone (or a zombie nobody reaped: PID 1 here may not reap orphans).
-func processExited(_ pid: Int32) -> Bool {
+public func processExited(_ pid: Int32) -> Bool {
     if kill(pid, 0) != 0 && errno == ESRCH { return true }
     guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
     // The state follows the parenthesised command name.
