@@ -5,11 +5,11 @@ import Glibc
 /// Resolves deferred elements concurrently, each against its own deadline, and never waits
 /// longer than the largest timeout.
 ///
-/// Each resolver runs in a detached task; the caller waits on a condition variable with a
-/// monotonic deadline rather than on the tasks. That is the point: a task group would wait for
-/// a provider that never returns, and a timer task would need a free cooperative thread, which
-/// a provider blocking in a system call (a hung helper process) may be holding. A late result
-/// is dropped and its task cancelled.
+/// Each resolver runs in a detached task on a thread of its own (`ResolverThread`); the caller
+/// waits on a condition variable with a monotonic deadline rather than on the tasks. That is
+/// the point: a task group would wait for a provider that never returns, and a timer task would
+/// need a free cooperative thread, which the caller or a provider blocking in a system call
+/// (a hung helper process) may be holding. A late result is dropped and its task cancelled.
 enum DeferredResolver {
     /// `elements` with every pending deferred element, at any depth, resolved, failed or
     /// timed out.
@@ -22,7 +22,9 @@ enum DeferredResolver {
         var tasks: [Task<Void, Never>] = []
         for (index, element) in pending.enumerated() {
             let deadline = start + element.timeout
-            tasks.append(Task.detached {
+            let thread = ResolverThread()
+            tasks.append(Task.detached(executorPreference: thread) {
+                defer { thread.finish() }
                 let outcome: DeferredElement.State
                 do {
                     outcome = .resolved(try await element.resolve(context))
@@ -34,8 +36,7 @@ enum DeferredResolver {
                 board.post(index, outcome, arrivedBy: deadline)
             })
         }
-        let lastDeadline = start + (pending.map(\.timeout).max() ?? 0)
-        let states = board.wait(until: lastDeadline)
+        let states = board.wait(deadlines: pending.map { start + $0.timeout })
         for (task, state) in zip(tasks, states) where state == nil { task.cancel() }
         var byID: [String: DeferredElement.State] = [:]
         for (element, state) in zip(pending, states) { byID[element.id] = state ?? .timedOut }
@@ -79,15 +80,13 @@ enum DeferredResolver {
 /// Where resolver tasks post their outcomes and the caller waits for them.
 private final class ResultBoard: @unchecked Sendable {
     private var states: [DeferredElement.State?]
-    private var remaining: Int
-    // Allocated, not stored inline: pthread objects must not move, and Swift does not promise
+        // Allocated, not stored inline: pthread objects must not move, and Swift does not promise
     // a stable address for a stored property passed with `&`.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
     init(count: Int) {
         states = Array(repeating: nil, count: count)
-        remaining = count
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -110,20 +109,22 @@ private final class ResultBoard: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         if states[index] == nil {
             states[index] = late ? .timedOut : state
-            remaining -= 1
         }
         pthread_cond_broadcast(condition)
         pthread_mutex_unlock(mutex)
     }
 
-    /// Waits until every outcome is in or `deadline` (monotonic seconds) passes.
-    func wait(until deadline: Double) -> [DeferredElement.State?] {
-        var limit = timespec()
-        limit.tv_sec = Int(deadline.rounded(.down))
-        limit.tv_nsec = Int((deadline - deadline.rounded(.down)) * 1e9)
+    /// Waits until every element has its outcome or is past its own deadline (monotonic
+    /// seconds), so one element that never answers keeps the wait only until its own timeout.
+    func wait(deadlines: [Double]) -> [DeferredElement.State?] {
         pthread_mutex_lock(mutex)
-        while remaining > 0 {
-            if pthread_cond_timedwait(condition, mutex, &limit) == ETIMEDOUT { break }
+        while true {
+            let open = deadlines.indices.filter { states[$0] == nil }.map { deadlines[$0] }
+            guard let limit = open.max(), monotonicSeconds() < limit else { break }
+            var until = timespec()
+            until.tv_sec = Int(limit.rounded(.down))
+            until.tv_nsec = Int((limit - limit.rounded(.down)) * 1e9)
+            _ = pthread_cond_timedwait(condition, mutex, &until)
         }
         let result = states
         pthread_mutex_unlock(mutex)
