@@ -56,6 +56,10 @@ enum ErrorReport {
             return (.config, error.description)
         case let error as ClipboardError:
             return clipboard(error)
+        case let error as MenuError:
+            return menu(error)
+        case let error as ActionError:
+            return (action(error), error.description)
         default:
             return (.software, "unexpected error: \(error)")
         }
@@ -67,6 +71,25 @@ enum ErrorReport {
         case .notADatabase, .corrupt, .isDirectory, .incompatible, .io, .sqlite: return .ioError
         case .busy: return .temporaryFailure
         case .readOnly, .permissionDenied: return .noPermission
+        }
+    }
+
+    static func menu(_ error: MenuError) -> (ExitStatus, String) {
+        switch error {
+        // A provider's own error keeps its status: a bad config file is still 78.
+        case .providerFailed(_, let underlying): return classify(underlying)
+        case .noSuchAction: return (.usage, "\(error)\n(see 'userdebug menu')")
+        case .empty: return (.noInput, error.description)
+        case .duplicateIDs, .outOfOrder: return (.software, error.description)
+        }
+    }
+
+    static func action(_ error: ActionError) -> ExitStatus {
+        switch error {
+        case .missing: return .noInput
+        case .commandNotStarted, .commandFailed: return .unavailable
+        case .commandTimedOut: return .temporaryFailure
+        case .outputTooLarge: return .dataError
         }
     }
 

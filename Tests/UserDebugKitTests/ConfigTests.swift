@@ -100,7 +100,7 @@ struct BadConfig: Sendable, CustomTestStringConvertible {
     BadConfig(text: "{\"retention\": {\"maxBytes\": 99999999999999999999}}", description: "config.json:1:28: retention.maxBytes: expected a positive integer or null, got 99999999999999999999"),
     BadConfig(text: "{\n  // comment\n  \"retention\": {\"maxResponse\": 5}\n}", description: "config.json:3:17: retention.maxResponse: unknown key \"maxResponse\" (did you mean \"maxResponses\"?)"),
     BadConfig(text: "{\"retentoin\": {}}", description: "config.json:1:2: retentoin: unknown key \"retentoin\" (did you mean \"retention\"?)"),
-    BadConfig(text: "{\"actions\": []}", description: "config.json:1:2: actions: unknown key \"actions\""),
+    BadConfig(text: "{\"hotkeys\": []}", description: "config.json:1:2: hotkeys: unknown key \"hotkeys\""),
     BadConfig(text: "{\"retention\": 5}", description: "config.json:1:15: retention: expected an object, got a number"),
     BadConfig(text: "[]", description: "config.json: expected an object, got an array"),
     BadConfig(text: "{\"redaction\": {\"headers\": \"X-A\"}}", description: "config.json:1:27: redaction.headers: expected an array of strings, got a string"),

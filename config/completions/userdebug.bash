@@ -14,6 +14,8 @@ _userdebug_commands=(
     'dump-json|--to --lifetime|'
     'print-response|--tag --path --status --body --headers --full --json --to --lifetime|response'
     'copy-token|--to --lifetime|'
+    'menu|--json --trace|'
+    'run|--to --lifetime --trace|'
     'session import|--name --keep-current --from-clipboard|file'
     'session set|--id --name --token --token-stdin --base-url --environment|'
     'session list|--json|'

@@ -1,6 +1,7 @@
 import UserDebugKit
 
-/// The debug actions: `copy-id`, `dump-json`, `print-response`, `copy-token`.
+/// The debug actions: `copy-id`, `dump-json`, `print-response`, `copy-token` — shortcuts for
+/// `run ID`, going through the same providers and menu lifecycle.
 enum ActionCommands {
     static let all: [CommandSpec] = [copyID, dumpJSON, printResponse, copyToken]
 
@@ -18,7 +19,7 @@ enum ActionCommands {
         options: outputOptions,
         maxPositionals: 0
     ) { invocation in
-        try OutputRouter(invocation: invocation).deliver(BuiltinPayloads.identifier(of: try invocation.session()))
+        try ActionRun.perform("copy-id", invocation: invocation)
     }
 
     static let dumpJSON = CommandSpec(
@@ -32,9 +33,7 @@ enum ActionCommands {
         options: outputOptions,
         maxPositionals: 0
     ) { invocation in
-        let session = try invocation.session()
-        let payload = BuiltinPayloads.userJSON(of: session, redactor: try invocation.redactor(for: session))
-        try OutputRouter(invocation: invocation).deliver(payload)
+        try ActionRun.perform("dump-json", invocation: invocation)
     }
 
     static let printResponse = CommandSpec(
@@ -59,9 +58,15 @@ enum ActionCommands {
         guard parts.count <= 1 else {
             throw CommandError(.usage, "give at most one of --body, --headers, --full, --json")
         }
-        let (response, session) = try ResponseSelection.single(invocation)
-        let payload = BuiltinPayloads.response(response, part: parts.first ?? .body, redactor: try invocation.redactor(for: session))
-        try OutputRouter(invocation: invocation).deliver(payload)
+        let selector: ResponseSelector
+        switch invocation.arguments.positionals.first ?? "last" {
+        case "last":
+            selector = .newest(try ResponseSelection.query(invocation))
+        case let text:
+            guard let id = Int64(text), id > 0 else { throw CommandError(.usage, "expected 'last' or a response id, got '\(text)'") }
+            selector = .id(id)
+        }
+        try ActionRun.perform("print-response", invocation: invocation, responses: ResponseLogProvider(selector: selector, part: parts.first ?? .body))
     }
 
     static let copyToken = CommandSpec(
@@ -76,10 +81,6 @@ enum ActionCommands {
         options: outputOptions,
         maxPositionals: 0
     ) { invocation in
-        let session = try invocation.session()
-        guard let payload = BuiltinPayloads.token(of: session) else {
-            throw CommandError(.noInput, "session '\(session.name)' has no token")
-        }
-        try OutputRouter(invocation: invocation).deliver(payload)
+        try ActionRun.perform("copy-token", invocation: invocation)
     }
 }

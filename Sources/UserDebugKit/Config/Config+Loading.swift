@@ -28,6 +28,9 @@ extension Config {
             guard let value = root[section.name] else { continue }
             try section.read(&config, value, reader)
         }
+        // After every section: whether a template puts a secret out depends on the redaction
+        // section, which may come later in the file.
+        try checkActionSecrets(config, reader)
         return config
     }
 
@@ -43,6 +46,8 @@ extension Config {
         ("redaction", readRedaction),
         ("output", readOutput),
         ("clipboard", readClipboard),
+        ("actions", readActions),
+        ("backend", readBackend),
     ]
 
     private static func readRetention(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {

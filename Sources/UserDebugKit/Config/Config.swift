@@ -101,6 +101,24 @@ public struct Config: Sendable, Equatable {
         }
     }
 
+    /// The deferred "From the backend" menu section: what it asks and how long it may take.
+    public struct Backend: Sendable, Equatable {
+        /// The path appended to the session's base URL for the GET (e.g. `/me`); nil leaves the
+        /// section out, so no menu calls the network unless asked to.
+        public var path: String?
+        /// Seconds the request may take before the section shows "timed out".
+        public var timeoutSeconds: Double
+        /// The curl program that makes the request (a name looked up in PATH, or a path).
+        public var curl: String
+
+        /// Backend settings.
+        public init(path: String? = nil, timeoutSeconds: Double = 5, curl: String = "curl") {
+            self.path = path
+            self.timeoutSeconds = timeoutSeconds
+            self.curl = curl
+        }
+    }
+
     /// Response log limits.
     public var retention: Retention
     /// Extra redaction names.
@@ -109,13 +127,26 @@ public struct Config: Sendable, Equatable {
     public var output: Output
     /// Clipboard timings.
     public var clipboard: Clipboard
+    /// Actions defined in the config file, in menu order.
+    public var actions: [ConfigAction]
+    /// The "From the backend" section.
+    public var backend: Backend
 
     /// A configuration; every part defaults.
-    public init(retention: Retention = Retention(), redaction: Redaction = Redaction(), output: Output = Output(), clipboard: Clipboard = Clipboard()) {
+    public init(
+        retention: Retention = Retention(),
+        redaction: Redaction = Redaction(),
+        output: Output = Output(),
+        clipboard: Clipboard = Clipboard(),
+        actions: [ConfigAction] = [],
+        backend: Backend = Backend()
+    ) {
         self.retention = retention
         self.redaction = redaction
         self.output = output
         self.clipboard = clipboard
+        self.actions = actions
+        self.backend = backend
     }
 
     /// What applies without a config file.

@@ -1,0 +1,39 @@
+import UserDebugKit
+
+/// `userdebug menu`: the whole debug menu for the session — built-in actions, the config's
+/// actions and the resolved "From the backend" section — as text, or as JSON for scripts.
+enum MenuCommand {
+    static let spec = CommandSpec(
+        path: ["menu"],
+        summary: "Show the debug menu: every action's id and title (--json for scripts).",
+        usage: "menu [--session NAME] [--json] [--reveal] [--trace]",
+        discussion: """
+            Goes through the menu lifecycle (requested, will display, will end: cancelled) and
+            resolves deferred sections, each within its timeout: a slow backend shows as "timed
+            out", never as a hang. Run an entry with 'userdebug run ID'.
+            Example: userdebug menu --json | jq -r '.. | objects | select(.type? == "action") | .id'
+            """,
+        options: [.flag("json", "The menu as one JSON document."), MenuSources.traceOption],
+        maxPositionals: 0
+    ) { invocation in
+        let session = try MenuSession.request(
+            providers: MenuSources.allProviders(invocation),
+            context: { try MenuSources.context(invocation) },
+            observers: MenuSources.observers(invocation))
+        do {
+            try session.display()
+            try session.resolveDeferred()
+            let renderer = MenuRenderer(
+                session: session.context.session,
+                knownSecret: invocation.arguments.has("reveal") ? nil : session.context.session.token)
+            let payload = invocation.arguments.has("json")
+                ? Payload(text: renderer.json(session.elements), kind: .json)
+                : Payload(text: renderer.text(session.elements))
+            try StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal).write(payload)
+        } catch {
+            session.abandon(because: error)
+            throw error
+        }
+        session.cancel()
+    }
+}

@@ -1,0 +1,90 @@
+import UserDebugKit
+
+/// `userdebug run ACTION-ID`: any action, built-in or from config, through the same menu
+/// lifecycle as `menu`; `copy-id`, `dump-json`, `print-response` and `copy-token` are shortcuts
+/// for it.
+enum RunCommand {
+    static let spec = CommandSpec(
+        path: ["run"],
+        summary: "Run a debug action by id: a built-in one or one from the config (see 'userdebug menu').",
+        usage: "run ACTION-ID [--session NAME] [--to TARGET] [--reveal] [--trace]",
+        discussion: """
+            The payload goes where --to says, like every action. Built-in ids: copy-id, copy-name,
+            dump-json, copy-token, print-response, print-login-response, print-response-2xx … -5xx;
+            actions from the backend section (backend.body, backend.field.NAME) resolve first.
+            Example: userdebug run admin-url --to stdout
+            """,
+        options: ActionCommands.outputOptions + [MenuSources.traceOption],
+        maxPositionals: 1
+    ) { invocation in
+        guard let id = invocation.arguments.positionals.first else {
+            throw UsageError(message: "'run' needs an ACTION-ID; 'userdebug menu' lists them", command: ["run"])
+        }
+        try ActionRun.perform(id, invocation: invocation)
+    }
+}
+
+/// Runs one action through a `MenuSession` and routes its payload, for `run` and the shortcuts.
+enum ActionRun {
+    /// The built-in ids: providers that need no config file, so running one of them reads none
+    /// (the hotkey path stays as cheap as it was before actions had a model).
+    static let builtinIDs = Set(UserActionProvider.actionIDs + ResponseLogProvider.actionIDs)
+
+    /// Requests a menu, displays it (headless), performs `id`, delivers the payload through
+    /// `OutputRouter`. Single-threaded unless `id` is only found after resolving deferred
+    /// elements.
+    static func perform(_ id: String, invocation: Invocation, responses: ResponseLogProvider = ResponseLogProvider()) throws {
+        let providers: [any DebugActionProvider] = builtinIDs.contains(id)
+            ? [UserActionProvider(), responses]
+            : MenuSources.allProviders(invocation, responses: responses)
+        let session = try MenuSession.request(
+            providers: providers, context: { try MenuSources.context(invocation) }, observers: MenuSources.observers(invocation))
+        try session.display()
+        try session.perform(id) { payload in
+            try OutputRouter(invocation: invocation).deliver(payload)
+        }
+    }
+}
+
+/// Where menus get their context, providers and observers from in the CLI.
+enum MenuSources {
+    static let traceOption = OptionSpec.flag("trace", "Print the menu's lifecycle events on stderr.")
+
+    /// The session from `--session` or the current one; the redactor and responses are reached
+    /// only when an action asks.
+    static func context(_ invocation: Invocation) throws -> ActionContext {
+        let session = try invocation.session()
+        return ActionContext(
+            session: session,
+            environment: invocation.environment,
+            redactor: { try invocation.redactor(for: session) },
+            responses: { selector in try invocation.storeForReading().response(selector) }
+        )
+    }
+
+    /// Built-ins, then the config's actions, then the backend section. The config is read inside
+    /// the providers, so a bad file fails the menu after `requested` (and `--trace` shows it).
+    static func allProviders(_ invocation: Invocation, responses: ResponseLogProvider = ResponseLogProvider()) -> [any DebugActionProvider] {
+        [
+            UserActionProvider(),
+            responses,
+            ActionProvider(name: "config") { context in
+                try ConfigActionProvider(actions: invocation.config().actions).menuElements(in: context)
+            },
+            ActionProvider(name: "backend") { context in
+                try BackendProvider(settings: invocation.config().backend).menuElements(in: context)
+            },
+        ]
+    }
+
+    /// With `--trace`, one stderr line per lifecycle event; otherwise none.
+    static func observers(_ invocation: Invocation) -> [MenuObserver] {
+        guard invocation.arguments.has("trace") else { return [] }
+        let isTerminal = invocation.diagnostics.isTerminal
+        return [MenuObserver { event in
+            // Events can carry messages built from recorded data; a terminal gets them escaped.
+            let line = "userdebug: trace: \(event)"
+            try? writeAll(Array(((isTerminal ? TerminalText.escape(line) : line) + "\n").utf8), to: 2, name: "standard error")
+        }]
+    }
+}

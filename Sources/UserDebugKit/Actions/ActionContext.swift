@@ -1,0 +1,109 @@
+/// What an action works on: the session, how to redact, and how to find recorded responses.
+///
+/// The redactor and the responses are reached through closures so that an action that needs
+/// neither (`copy-id`, on the hotkey path) costs neither a config read nor a store query.
+public struct ActionContext: Sendable {
+    /// The session the menu is for.
+    public var session: Session
+    /// The process environment handed to action commands (PATH, DISPLAY, …).
+    public var environment: [String: String]
+    private let makeRedactor: @Sendable () throws -> Redactor?
+    private let findResponse: @Sendable (ResponseSelector) throws -> BackendResponse?
+
+    /// A context. `redactor` returns nil when secrets are to be shown (`--reveal`);
+    /// `responses` returns the response a selector means, or nil when none matches.
+    public init(
+        session: Session,
+        environment: [String: String] = [:],
+        redactor: @escaping @Sendable () throws -> Redactor?,
+        responses: @escaping @Sendable (ResponseSelector) throws -> BackendResponse?
+    ) {
+        self.session = session
+        self.environment = environment
+        self.makeRedactor = redactor
+        self.findResponse = responses
+    }
+
+    /// A context over responses held in memory (newest last), redacting with `policy` unless
+    /// `reveal`: for tests and for a host app that keeps its responses itself.
+    public static func inMemory(
+        session: Session,
+        responses: [BackendResponse] = [],
+        reveal: Bool = false,
+        policy: RedactionPolicy = .default,
+        environment: [String: String] = [:]
+    ) -> ActionContext {
+        let secrets = [session.token].compactMap { $0 }.filter { !$0.isEmpty }
+        return ActionContext(
+            session: session,
+            environment: environment,
+            redactor: { reveal ? nil : Redactor(policy: policy, knownSecrets: secrets) },
+            responses: { selector in
+                switch selector {
+                case .id(let id): return responses.first { $0.id == id }
+                case .newest(let query): return responses.last { query.matches($0) }
+                }
+            }
+        )
+    }
+
+    /// The redactor for output, or nil when secrets are to be shown.
+    public func redactor() throws -> Redactor? { try makeRedactor() }
+
+    /// The response `selector` means; a `.newest` query is limited to this session.
+    public func response(_ selector: ResponseSelector) throws -> BackendResponse? {
+        switch selector {
+        case .id:
+            return try findResponse(selector)
+        case .newest(var query):
+            if query.session == nil { query.session = session.name }
+            query.limit = 1
+            return try findResponse(.newest(query))
+        }
+    }
+}
+
+/// Which recorded response an action means.
+public enum ResponseSelector: Sendable, Equatable {
+    /// The response with this store id.
+    case id(Int64)
+    /// The newest response matching the query.
+    case newest(ResponseQuery)
+
+    /// "no recorded response matches (session 'staging', tag 'login')": why nothing was found.
+    public func notFoundMessage(session: String) -> String {
+        switch self {
+        case .id(let id):
+            return "no response with id \(id)"
+        case .newest(let query):
+            var parts = ["session '\(query.session ?? session)'"]
+            if let tag = query.tag { parts.append("tag '\(tag)'") }
+            if let path = query.pathContains { parts.append("URL containing '\(path)'") }
+            if let status = query.status { parts.append("status \(status)") }
+            if let statusClass = query.statusClass { parts.append("status \(statusClass)xx") }
+            return "no recorded response matches (\(parts.joined(separator: ", ")))"
+        }
+    }
+}
+
+extension ResponseQuery {
+    /// Whether `response` passes every filter that is set (the in-memory twin of the SQL).
+    public func matches(_ response: BackendResponse) -> Bool {
+        if let session, response.sessionName != nil, response.sessionName != session { return false }
+        if let tag, !response.tags.contains(tag) { return false }
+        if let pathContains, !response.request.url.contains(pathContains) { return false }
+        if let status, response.status != status { return false }
+        if let statusClass, response.status / 100 != statusClass { return false }
+        return true
+    }
+}
+
+extension SessionStore {
+    /// The response `selector` means, for an `ActionContext`.
+    public func response(_ selector: ResponseSelector) throws(StoreError) -> BackendResponse? {
+        switch selector {
+        case .id(let id): return try response(id: id)
+        case .newest(let query): return try responses(query).first
+        }
+    }
+}

@@ -1,0 +1,181 @@
+/// The text of a config action with placeholders over the records: `{{user.identifier}}`,
+/// `{{session.baseURL}}`, `{{response.status}}`, optionally piped through `url`
+/// (`{{user.identifier | url}}` percent-encodes for a URL path or query).
+///
+/// Deliberately small: names and one filter, no expressions, no loops, nothing that runs. An
+/// unknown name is an error when the config is read, not an empty string at run time, and a
+/// template cannot produce a literal `{{` (nothing needs one yet).
+///
+/// Names: `user.identifier`, `user.name`, `user.FIELD` (any other field of the user; secret-
+/// looking ones such as `user.apiKey` count as secrets); `session.name`, `session.token`
+/// (a secret), `session.baseURL`, `session.environment`; `response.id`, `response.status`,
+/// `response.method`, `response.url`, `response.body` — of the session's last recorded response,
+/// redacted like `print-response` unless `--reveal`.
+public struct ActionTemplate: Sendable, Equatable {
+    /// A value the template reads.
+    public enum Placeholder: Sendable, Equatable, CustomStringConvertible {
+        /// A user field: `identifier`, `name` or any other.
+        case user(String)
+        /// A session field: `name`, `token`, `baseURL`, `environment`.
+        case session(String)
+        /// A field of the last response: `id`, `status`, `method`, `url`, `body`.
+        case response(String)
+
+        /// `user.identifier`.
+        public var description: String {
+            switch self {
+            case .user(let field): return "user." + field
+            case .session(let field): return "session." + field
+            case .response(let field): return "response." + field
+            }
+        }
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case value(Placeholder, urlEncoded: Bool)
+    }
+
+    /// A template that cannot be read; `message` names the placeholder.
+    public struct SyntaxError: Error, Sendable, Equatable {
+        /// What is wrong.
+        public var message: String
+    }
+
+    static let sessionFields = ["name", "token", "baseURL", "environment"]
+    static let responseFields = ["id", "status", "method", "url", "body"]
+
+    let segments: [Segment]
+
+    /// Parses `text`.
+    public init(_ text: String) throws(SyntaxError) {
+        var segments: [Segment] = []
+        var rest = Substring(text)
+        while let open = rest.firstRange(of: "{{") {
+            if open.lowerBound > rest.startIndex { segments.append(.literal(String(rest[..<open.lowerBound]))) }
+            guard let close = rest[open.upperBound...].firstRange(of: "}}") else {
+                throw SyntaxError(message: "\"{{\" without a closing \"}}\"")
+            }
+            segments.append(try Self.placeholder(String(rest[open.upperBound..<close.lowerBound])))
+            rest = rest[close.upperBound...]
+        }
+        if !rest.isEmpty { segments.append(.literal(String(rest))) }
+        self.segments = segments
+    }
+
+    private static func placeholder(_ inside: String) throws(SyntaxError) -> Segment {
+        let parts = inside.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
+        let name = parts[0]
+        guard parts.count <= 2 else { throw SyntaxError(message: "{{\(inside)}}: at most one filter (\"url\")") }
+        let urlEncoded = parts.count == 2
+        if urlEncoded, parts[1] != "url" {
+            throw SyntaxError(message: "{{\(inside)}}: unknown filter \"\(parts[1])\"; the one filter is \"url\"")
+        }
+        let pieces = name.split(separator: ".", maxSplits: 1).map(String.init)
+        guard pieces.count == 2, !pieces[1].isEmpty else {
+            throw SyntaxError(message: "{{\(inside)}}: expected user.FIELD, session.FIELD or response.FIELD")
+        }
+        switch pieces[0] {
+        case "user":
+            return .value(.user(pieces[1]), urlEncoded: urlEncoded)
+        case "session" where sessionFields.contains(pieces[1]):
+            return .value(.session(pieces[1]), urlEncoded: urlEncoded)
+        case "response" where responseFields.contains(pieces[1]):
+            return .value(.response(pieces[1]), urlEncoded: urlEncoded)
+        case "session":
+            throw SyntaxError(message: "{{\(inside)}}: unknown session field; known: \(sessionFields.joined(separator: ", "))")
+        case "response":
+            throw SyntaxError(message: "{{\(inside)}}: unknown response field; known: \(responseFields.joined(separator: ", "))")
+        default:
+            throw SyntaxError(message: "{{\(inside)}}: unknown name \"\(pieces[0])\"; expected user, session or response")
+        }
+    }
+
+    /// Every placeholder used, in order.
+    public var placeholders: [Placeholder] {
+        segments.compactMap { if case .value(let placeholder, _) = $0 { return placeholder } else { return nil } }
+    }
+
+    /// The placeholders that put a secret out: the token, and user fields the redaction policy
+    /// names secret.
+    public func secrets(policy: RedactionPolicy) -> [Placeholder] {
+        placeholders.filter { placeholder in
+            switch placeholder {
+            case .session(let field): return field == "token"
+            case .user(let field): return field != "identifier" && field != "name" && policy.isSensitiveField(field)
+            case .response: return false
+            }
+        }
+    }
+
+    /// The text with every placeholder filled in from `context`.
+    public func render(in context: ActionContext) throws -> String {
+        var text = ""
+        var lastResponse: BackendResponse?
+        for segment in segments {
+            switch segment {
+            case .literal(let literal):
+                text += literal
+            case .value(let placeholder, let urlEncoded):
+                if case .response = placeholder, lastResponse == nil {
+                    guard let found = try context.response(.newest(ResponseQuery())) else {
+                        throw ActionError.missing("{{\(placeholder)}}: session '\(context.session.name)' has no recorded response")
+                    }
+                    lastResponse = try context.redactor()?.redact(found) ?? found
+                }
+                let value = try Self.value(placeholder, context: context, response: lastResponse)
+                text += urlEncoded ? Self.percentEncoded(value) : value
+            }
+        }
+        return text
+    }
+
+    private static func value(_ placeholder: Placeholder, context: ActionContext, response: BackendResponse?) throws -> String {
+        let session = context.session
+        func required(_ value: String?) throws -> String {
+            guard let value else { throw ActionError.missing("{{\(placeholder)}}: session '\(session.name)' has none") }
+            return value
+        }
+        switch placeholder {
+        case .user("identifier"): return session.user.identifier
+        case .user("name"): return try required(session.user.name)
+        case .user(let field):
+            guard let value = session.user.fields[field] else { return try required(nil) }
+            return value.scalarText ?? JSONWriter().string(value)
+        case .session("name"): return session.name
+        case .session("token"): return try required(session.token.flatMap { $0.isEmpty ? nil : $0 })
+        case .session("baseURL"): return try required(session.baseURL)
+        case .session(_): return try required(session.environment)
+        case .response("id"): return response?.id.map { String($0) } ?? ""
+        case .response("status"): return String(response?.status ?? 0)
+        case .response("method"): return response?.request.method ?? ""
+        case .response("url"): return response?.request.url ?? ""
+        case .response(_): return String(decoding: response?.body ?? [], as: UTF8.self)
+        }
+    }
+
+    /// RFC 3986 unreserved characters kept, every other byte as `%XX`.
+    static func percentEncoded(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(byte)
+            default:
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (no Foundation for `trimmingCharacters`).
+    var trimmingSpaces: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,120 @@
+/// One menu, from request to end, emitting `MenuEvent`s in the documented order (see
+/// `MenuEvent`). The host drives it: `request` → `display` → (`resolveDeferred`) → `perform`
+/// or `cancel`. Steps taken out of order throw `MenuError.outOfOrder` instead of emitting events
+/// out of order, and `willEnd` is emitted exactly once.
+///
+/// Nothing here starts a thread or a task except `resolveDeferred`, so a menu that only runs a
+/// synchronous action (`copy-id` from a hotkey) stays single-threaded until its output is out.
+public final class MenuSession: @unchecked Sendable {
+    private enum Stage { case built, displayed, ended }
+
+    /// The elements, with deferred ones as resolved so far.
+    public var elements: [MenuElement] { lock.withLock { tree } }
+    /// What the actions work on.
+    public let context: ActionContext
+
+    private var tree: [MenuElement]
+    private var stage = Stage.built
+    private let observers: [MenuObserver]
+    private let lock = Lock()
+
+    private init(elements: [MenuElement], context: ActionContext, observers: [MenuObserver]) {
+        self.tree = elements
+        self.context = context
+        self.observers = observers
+    }
+
+    /// Asks `providers` for their elements (`requested`). When the context cannot be made, a
+    /// provider throws, ids clash or the menu is empty, the menu ends (`willEnd(.failed)`) and
+    /// the error is thrown: the failed-before-display path.
+    public static func request(
+        providers: [any DebugActionProvider],
+        context makeContext: () throws -> ActionContext,
+        observers: [MenuObserver] = []
+    ) throws -> MenuSession {
+        observers.forEach { $0.receive(.requested) }
+        do {
+            let context = try makeContext()
+            let elements = try ComposedProvider(providers).menuElements(in: context)
+            guard !elements.isEmpty else { throw MenuError.empty }
+            let duplicates = elements.duplicateIDs
+            guard duplicates.isEmpty else { throw MenuError.duplicateIDs(duplicates) }
+            return MenuSession(elements: elements, context: context, observers: observers)
+        } catch {
+            observers.forEach { $0.receive(.willEnd(.failed(String(describing: error)))) }
+            throw error
+        }
+    }
+
+    /// The menu is about to be shown (`willDisplay`), deferred elements with their placeholders.
+    public func display() throws {
+        let count: Int = try lock.withLock {
+            guard stage == .built else { throw MenuError.outOfOrder("display after \(stage)") }
+            stage = .displayed
+            return tree.count
+        }
+        emit(.willDisplay(elementCount: count))
+    }
+
+    /// Resolves every pending deferred element, each within its own timeout; returns when all
+    /// have resolved, failed or timed out. Only a displayed menu resolves (UIKit loads deferred
+    /// elements once the menu is up).
+    public func resolveDeferred() throws {
+        let pending: [MenuElement] = try lock.withLock {
+            guard stage == .displayed else { throw MenuError.outOfOrder("resolveDeferred while \(stage)") }
+            return tree
+        }
+        let resolved = DeferredResolver.resolve(pending, context: context)
+        lock.withLock { tree = resolved }
+    }
+
+    /// Runs the action `id` and hands its payload to `deliver` (`willPerform`, then
+    /// `willEnd(.performed)`). An id not in the menu is looked for again after resolving the
+    /// deferred elements, so `run` reaches actions that only a backend answer creates. Any
+    /// failure ends the menu with `willEnd(.failed)` and is thrown.
+    public func perform(_ id: String, deliver: (Payload) throws -> Void) throws {
+        try lock.withLock {
+            guard stage == .displayed else { throw MenuError.outOfOrder("perform while \(stage)") }
+        }
+        if elements.action(id: id) == nil, elements.hasPendingDeferred {
+            try resolveDeferred()
+        }
+        guard let action = elements.action(id: id) else {
+            let error = MenuError.noSuchAction(id: id, available: elements.allActions.map(\.id))
+            end(.failed(error.description))
+            throw error
+        }
+        emit(.willPerform(actionID: id))
+        do {
+            try deliver(try action.perform(in: context))
+        } catch {
+            end(.failed(String(describing: error)))
+            throw error
+        }
+        end(.performed(actionID: id))
+    }
+
+    /// Dismisses the menu without running anything (`willEnd(.cancelled)`); nothing when it
+    /// has already ended.
+    public func cancel() {
+        end(.cancelled)
+    }
+
+    /// Ends the menu because showing it failed after display (its output could not be
+    /// written): `willEnd(.failed)`; nothing when it has already ended.
+    public func abandon(because error: any Error) {
+        end(.failed(String(describing: error)))
+    }
+
+    private func end(_ outcome: MenuOutcome) {
+        let first: Bool = lock.withLock {
+            defer { stage = .ended }
+            return stage != .ended
+        }
+        if first { emit(.willEnd(outcome)) }
+    }
+
+    private func emit(_ event: MenuEvent) {
+        for observer in observers { observer.receive(event) }
+    }
+}

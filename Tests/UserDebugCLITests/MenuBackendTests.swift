@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// The deferred "From the backend" section against a real local HTTP server (python3): it
+/// resolves into actions, shows "failed" for an error status and "timed out" for a server that
+/// never answers — and the menu still comes out, with every other entry, in each case.
+@Suite(.serialized) struct MenuBackendTests {
+    /// Answers /me (only with the session's token), /fail with 500, and never answers /hang.
+    static let server = #"""
+        import http.server, json, sys, time
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                if self.path == "/hang":
+                    time.sleep(3600)
+                if self.path == "/me" and self.headers.get("Authorization") == "Bearer " + sys.argv[1]:
+                    body = json.dumps({"id": "usr_1", "plan": "pro", "accessToken": "srv-secret-77", "Weird Key": 1}).encode()
+                    self.send_response(200)
+                else:
+                    body = b'{"error": "no"}'
+                    self.send_response(500 if self.path == "/fail" else 401)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            def log_message(self, *args):
+                pass
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        print(server.server_address[1], flush=True)
+        server.serve_forever()
+        """#
+
+    let home: UserDebugHome
+    let process = Process()
+
+    init() throws {
+        home = try UserDebugHome()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", Self.server, Samples.canary]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
+        let port = try #require(Int(String(decoding: line, as: UTF8.self)), "the test server did not start")
+        let session = Samples.session.replacingOccurrences(of: "https://api.example.com", with: "http://127.0.0.1:\(port)")
+        try home.ok(["session", "import", "-"], stdin: session)
+    }
+
+    func menu(path: String, timeout: Double = 10) throws -> (RunResult, [String: Any]) {
+        try home.file("config/config.json", #"{"backend": {"path": "\#(path)", "timeoutSeconds": \#(timeout)}}"#)
+        let result = try home.ok(["menu", "--json"])
+        let object = try #require(JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "\(result)")
+        let section = try #require((object["elements"] as? [[String: Any]])?.first { $0["id"] as? String == "backend" }, "\(result)")
+        #expect((object["elements"] as? [[String: Any]])?.first?["id"] as? String == "copy-id", "the rest of the menu is there")
+        return (result, section)
+    }
+
+    @Test func theSectionResolvesIntoActionsOnTheAnswer() throws {
+        defer { process.terminate() }
+        let (result, section) = try menu(path: "/me")
+        #expect(section["type"] as? String == "deferred" && section["state"] as? String == "resolved", "\(section)")
+        let children = try #require(section["children"] as? [[String: Any]])
+        #expect(children.compactMap { $0["id"] as? String } == ["backend.body", "backend.field.id", "backend.field.plan", "backend.field.accesstoken"])
+        let token = try #require(children.first { $0["id"] as? String == "backend.field.accesstoken" })
+        #expect(token["secret"] as? Bool == true && token["subtitle"] is NSNull)
+        #expect(!result.out.contains("srv-secret-77") && !result.out.contains(Samples.canary))
+        #expect(try home.ok(["run", "backend.field.plan"]).out == "pro\n")
+        let body = try home.ok(["run", "backend.body"]).out
+        #expect(body.contains("\"plan\"") && !body.contains("srv-secret-77"))
+    }
+
+    @Test func anErrorStatusShowsAsAFailedEntry() throws {
+        defer { process.terminate() }
+        let (_, section) = try menu(path: "/fail")
+        #expect(section["state"] as? String == "failed")
+        #expect(section["message"] as? String == "HTTP 500")
+        #expect((section["title"] as? String)?.hasPrefix("From the backend: failed") == true)
+    }
+
+    @Test func aServerThatNeverAnswersShowsAsTimedOut() throws {
+        defer { process.terminate() }
+        let (_, section) = try menu(path: "/hang", timeout: 0.5)
+        #expect(section["state"] as? String == "timedOut", "\(section)")
+        #expect((section["children"] as? [Any])?.isEmpty == true)
+        let text = try home.ok(["menu"]).out
+        #expect(text.contains("From the backend: timed out after 0.5 s"))
+    }
+
+    @Test func runOfABackendActionThatNeverCameIsNoSuchAction() throws {
+        defer { process.terminate() }
+        try home.file("config/config.json", #"{"backend": {"path": "/hang", "timeoutSeconds": 0.5}}"#)
+        #expect(try home.run(["run", "backend.field.plan"]).status == 64)
+    }
+}
