@@ -101,8 +101,11 @@ final class UserDebugHome: @unchecked Sendable {
 
     /// Runs and requires success.
     @discardableResult
-    func ok(_ arguments: [String], stdin: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
-        let result = try run(arguments, stdin: stdin.map { Data($0.utf8) })
+    func ok(
+        _ arguments: [String], stdin: String? = nil, extraEnvironment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RunResult {
+        let result = try run(arguments, stdin: stdin.map { Data($0.utf8) }, extraEnvironment: extraEnvironment)
         #expect(result.status == 0, "userdebug \(arguments.joined(separator: " ")) failed: \(result)", sourceLocation: sourceLocation)
         return result
     }
