@@ -65,6 +65,28 @@ cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size
     }
     free(reply);
 
+    if (options->single_fork) {
+        pid_t server = fork();
+        if (server < 0) {
+            int saved = errno;
+            give_back(&s, selection, acquired);
+            cx11_session_close(&s);
+            return cx11_fail(err, CX11_FAILED, saved, "fork: %s", strerror(saved));
+        }
+        if (server == 0) {
+            /* C only from here. */
+            setsid();
+            cx11_serve_config config = {
+                .session = s, .selection = selection, .acquired = acquired,
+                .bytes = bytes, .len = len, .options = options,
+            };
+            cx11_serve(&config);
+        }
+        release_shared_connection(s.c);
+        *owner_pid = server;
+        return CX11_OK;
+    }
+
     int report[2];
     if (pipe2(report, O_CLOEXEC) < 0) {
         int saved = errno;

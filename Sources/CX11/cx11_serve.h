@@ -46,6 +46,10 @@ typedef struct cx11_conversion {
 } cx11_conversion;
 
 /* Fill cv for target; 0 when the target is refused. cv->data may point into cv->scratch. */
+/* Classifies the payload once (valid UTF-8? ASCII? Latin-1?); called as serving starts so the
+ * first request does not wait for a scan of a large payload. */
+void cx11_scan_text(cx11_server *sv);
+
 int cx11_convert(cx11_server *sv, xcb_atom_t target, cx11_conversion *cv);
 
 /* The data targets (no TARGETS/TIMESTAMP/MULTIPLE); out holds at least 8. Returns the count. */

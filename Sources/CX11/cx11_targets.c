@@ -6,11 +6,19 @@
 #include <string.h>
 
 /* One pass over the bytes: is it valid UTF-8, ASCII, and representable in Latin-1? */
-static void scan_text(cx11_server *sv) {
+void cx11_scan_text(cx11_server *sv) {
     const uint8_t *p = sv->cfg->bytes;
     size_t n = sv->cfg->len, i = 0;
     int ascii = 1, utf8 = 1, latin1 = 1;
     while (i < n) {
+        /* ASCII runs eight bytes at a time: a 128 MiB payload is scanned at memory speed. */
+        while (i + 8 <= n) {
+            uint64_t word;
+            memcpy(&word, p + i, sizeof word);
+            if (word & 0x8080808080808080ULL) break;
+            i += 8;
+        }
+        if (i >= n) break;
         uint8_t b = p[i];
         if (b < 0x80) {
             i++;
@@ -45,7 +53,7 @@ static void scan_text(cx11_server *sv) {
 }
 
 static int offers_text(cx11_server *sv) {
-    if (!sv->scanned) scan_text(sv);
+    if (!sv->scanned) cx11_scan_text(sv);
     return sv->cfg->options->kind != CX11_KIND_BINARY || sv->is_utf8;
 }
 

@@ -24,7 +24,7 @@ public enum CLI {
         let environment = environment ?? processEnvironment()
         let diagnostics = Diagnostics(quiet: false, isTerminal: isatty(2) == 1)
         do {
-            try dispatch(arguments, environment: environment, clipboardFactory: clipboardFactory ?? { display in X11Clipboard(display: display) })
+            try dispatch(arguments, environment: environment, clipboardFactory: clipboardFactory ?? { display in X11Clipboard(display: display, callerExitsSoon: true) })
             return ExitStatus.ok.rawValue
         } catch {
             let (status, message) = ErrorReport.classify(error)

@@ -19,12 +19,17 @@ public struct X11Clipboard: Clipboard {
     public let authority: String?
     /// How long a leaving owner waits for a clipboard manager to save the content.
     public let handOffTimeout: Double
+    /// Whether the caller exits right after copying (a command-line tool): the serving process is
+    /// then forked once instead of twice, which saves a fork and a round trip on the hotkey path.
+    /// A long-lived caller leaves it false so it keeps no zombie.
+    public let callerExitsSoon: Bool
 
     /// A clipboard on `display` (nil: `$DISPLAY`).
-    public init(display: String?, authority: String? = nil, handOffTimeout: Double = 1.5) {
+    public init(display: String?, authority: String? = nil, handOffTimeout: Double = 1.5, callerExitsSoon: Bool = false) {
         self.display = display
         self.authority = authority
         self.handOffTimeout = handOffTimeout
+        self.callerExitsSoon = callerExitsSoon
     }
 
     /// Owns the selection with `payload` and serves it from a detached process.
@@ -36,7 +41,8 @@ public struct X11Clipboard: Clipboard {
     @discardableResult
     public func own(_ payload: Payload, options: CopyOptions) throws(ClipboardError) -> OwnerProcess {
         let pid = try CX11Calls.own(
-            payload, options: options, display: display, authority: authority, handOffTimeout: handOffTimeout)
+            payload, options: options, display: display, authority: authority, handOffTimeout: handOffTimeout,
+            singleFork: callerExitsSoon)
         return OwnerProcess(pid: pid)
     }
 

@@ -161,6 +161,9 @@ struct OwnerTests {
     @Test func theServingProcessHoldsOnlyDevNullItsXConnectionAndItsSignalfd() throws {
         try withXvfb { x in
             let owner = try x.clipboard.own(Payload(text: "fds"), options: CopyOptions())
+            // own() returns once ownership is confirmed; the server closes what it inherited
+            // right after, so give it the moment it needs (bounded) before looking.
+            _ = eventually { ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(owner.pid)/fd"))?.count ?? 0) <= 5 }
             let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(owner.pid)/fd")
             var targets: [String] = []
             for fd in fds {

@@ -107,14 +107,18 @@ typedef struct cx11_own_options {
     double clear_after;     /* secrets: give up the selection after this, if still owner; <= 0: never */
     double lifetime;        /* leave after this (hand-off first); <= 0: until replaced */
     double handoff_timeout; /* bound on waiting for a clipboard manager's SAVE_TARGETS reply */
+    int single_fork;        /* nonzero: fork once (for a caller about to exit; its child is then
+                               reparented); zero: fork twice so a long-lived caller keeps no zombie */
 } cx11_own_options;
 
 /*
  * cx11_own: take the selection with `bytes`, confirm it, and leave a detached process serving it.
  *
  * In the caller: connects, takes a real server timestamp, SetSelectionOwner, GetSelectionOwner
- * to confirm, then forks twice (the grandchild is reparented, so no zombie is left behind) and
- * returns CX11_OK with the serving process's id in *owner_pid once ownership is confirmed.
+ * to confirm, then forks twice (the grandchild is reparented, so no zombie is left behind) — or
+ * once with `single_fork`, which saves a fork and a pipe round trip on the hotkey path of a
+ * caller that exits right away — and returns CX11_OK with the serving process's id in
+ * *owner_pid once ownership is confirmed.
  * Callers must flush their own buffered output (stdout) before calling: the child inherits the
  * buffers, and although it never flushes them (it leaves with _exit), flushing first keeps the
  * ordering of what the caller printed.

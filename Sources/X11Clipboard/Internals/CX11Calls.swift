@@ -73,7 +73,8 @@ enum CX11Calls {
 
     /// `cx11_own`: returns the serving process's id.
     static func own(
-        _ payload: Payload, options: CopyOptions, display: String?, authority: String?, handOffTimeout: Double
+        _ payload: Payload, options: CopyOptions, display: String?, authority: String?, handOffTimeout: Double,
+        singleFork: Bool
     ) throws(ClipboardError) -> pid_t {
         var err = cx11_error()
         var pid: pid_t = 0
@@ -89,7 +90,8 @@ enum CX11Calls {
                     transfer_timeout: options.transferTimeout,
                     clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
                     lifetime: options.lifetime ?? 0,
-                    handoff_timeout: handOffTimeout
+                    handoff_timeout: handOffTimeout,
+                    single_fork: singleFork ? 1 : 0
                 )
                 return payload.bytes.withUnsafeBufferPointer { bytes in
                     cx11_own(&o, bytes.baseAddress, bytes.count, &pid, &err)
