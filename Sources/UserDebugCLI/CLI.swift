@@ -21,7 +21,6 @@ public enum CLI {
         clipboardFactory: (@Sendable (String?) -> any Clipboard)? = nil
     ) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        let environment = environment ?? processEnvironment()
         let diagnostics = Diagnostics(quiet: false, isTerminal: isatty(2) == 1)
         do {
             try dispatch(arguments, environment: environment, clipboardFactory: clipboardFactory ?? { display in X11Clipboard(display: display, callerExitsSoon: true) })
@@ -35,7 +34,7 @@ public enum CLI {
 
     private static func dispatch(
         _ arguments: [String],
-        environment: [String: String],
+        environment: [String: String]?,
         clipboardFactory: @escaping @Sendable (String?) -> any Clipboard
     ) throws {
         let tokens = Tokenizer.split(arguments)

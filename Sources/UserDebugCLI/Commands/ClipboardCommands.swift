@@ -47,7 +47,7 @@ enum ClipboardCommands {
             }
             options.lifetime = seconds
         }
-        try invocation.clipboardFactory(invocation.environment["DISPLAY"]).copy(payload, options: options)
+        try invocation.clipboardFactory(invocation.variable("DISPLAY")).copy(payload, options: options)
     }
 
     static let paste = CommandSpec(
@@ -66,7 +66,7 @@ enum ClipboardCommands {
         guard let timeout = Double(timeoutText), timeout > 0 else {
             throw CommandError(.usage, "--timeout needs a positive number of seconds, got '\(timeoutText)'")
         }
-        let bytes = try invocation.clipboardFactory(invocation.environment["DISPLAY"]).paste(
+        let bytes = try invocation.clipboardFactory(invocation.variable("DISPLAY")).paste(
             selection: try selection(invocation), target: invocation.arguments.value("target") ?? "UTF8_STRING", timeout: timeout)
         try writeAll(bytes, to: 1, name: "standard output")
     }

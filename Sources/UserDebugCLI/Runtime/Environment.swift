@@ -20,26 +20,48 @@ func processEnvironment() -> [String: String] {
 /// Everything a command may need, created lazily so `copy-id` pays only for what it uses.
 final class Invocation: @unchecked Sendable {
     let arguments: ParsedArguments
-    let environment: [String: String]
     let paths: UserDebugPaths
     let diagnostics: Diagnostics
     let stdoutKind: StreamKind
     let clipboardFactory: @Sendable (String?) -> any Clipboard
+    private let givenEnvironment: [String: String]?
+    private var fullEnvironment: [String: String]?
     private var loadedConfig: Config?
     private var readStore: SessionStore?
     private var writeStore: SessionStore?
 
+    /// `environment` nil: the process's own, read variable by variable as needed (building a
+    /// dictionary of the whole environment costs a hotkey run more than the rest of its start).
     init(
         arguments: ParsedArguments,
-        environment: [String: String],
+        environment: [String: String]?,
         clipboardFactory: @escaping @Sendable (String?) -> any Clipboard
     ) {
         self.arguments = arguments
-        self.environment = environment
-        self.paths = UserDebugPaths.fromEnvironment(environment)
+        self.givenEnvironment = environment
+        if let environment {
+            self.paths = UserDebugPaths.fromEnvironment(environment)
+        } else {
+            self.paths = UserDebugPaths.from { name in getenv(name).map { String(cString: $0) } }
+        }
         self.stdoutKind = StreamKind.of(1)
         self.diagnostics = Diagnostics(quiet: arguments.has("quiet"), isTerminal: StreamKind.of(2) == .terminal)
         self.clipboardFactory = clipboardFactory
+    }
+
+    /// One environment variable.
+    func variable(_ name: String) -> String? {
+        if let givenEnvironment { return givenEnvironment[name] }
+        return getenv(name).map { String(cString: $0) }
+    }
+
+    /// The whole environment, for commands that hand it on (config actions, the backend fetch).
+    var environment: [String: String] {
+        if let givenEnvironment { return givenEnvironment }
+        if let fullEnvironment { return fullEnvironment }
+        let built = processEnvironment()
+        fullEnvironment = built
+        return built
     }
 
     /// The config file, or the defaults when there is none.
@@ -73,7 +95,7 @@ final class Invocation: @unchecked Sendable {
 
     /// How long a write waits for another writer's lock: 5 s, or USERDEBUG_BUSY_TIMEOUT_MS.
     private var busyTimeout: Int32 {
-        environment["USERDEBUG_BUSY_TIMEOUT_MS"].flatMap { Int32($0) }.map { max($0, 0) } ?? 5000
+        variable("USERDEBUG_BUSY_TIMEOUT_MS").flatMap { Int32($0) }.map { max($0, 0) } ?? 5000
     }
 
     private func report(_ warnings: [String]) {

@@ -76,7 +76,7 @@ struct OutputRouter {
             }
             options.lifetime = seconds
         }
-        let clipboard = invocation.clipboardFactory(invocation.environment["DISPLAY"])
+        let clipboard = invocation.clipboardFactory(invocation.variable("DISPLAY"))
         try clipboard.copy(payload, options: options)
         let name = selection == .primary ? "PRIMARY" : "CLIPBOARD"
         if payload.isSecret {

@@ -39,8 +39,14 @@ public struct UserDebugPaths: Sendable, Equatable {
     /// An empty variable counts as unset, and an XDG variable holding a relative path is ignored,
     /// as the spec requires. Without `HOME`, the home directory comes from the password database.
     public static func fromEnvironment(_ environment: [String: String]) -> UserDebugPaths {
+        from { environment[$0] }
+    }
+
+    /// The paths from a variable lookup (e.g. `getenv`), so a caller on the hotkey path reads the
+    /// few variables it needs instead of building a dictionary of the whole environment.
+    public static func from(lookup: (String) -> String?) -> UserDebugPaths {
         func value(_ name: String) -> String? {
-            guard let text = environment[name], !text.isEmpty else { return nil }
+            guard let text = lookup(name), !text.isEmpty else { return nil }
             return text
         }
         if let home = value("USERDEBUG_HOME") {
