@@ -5,10 +5,13 @@
 #   Scripts/bench.sh startup    copy-id --to stdout beside /bin/true and printf
 #   Scripts/bench.sh store      print-response last at 10 vs 1,000,000 responses; library record rate
 #   Scripts/bench.sh clipboard  copy latency vs xclip/xsel, stale reads, 128 MiB throughput (own Xvfb)
+#   Scripts/bench.sh before REV  the hotkey path (copy-id to stdout and to the clipboard) of REV
+#                               beside this tree's, in one run (REV built in a temporary worktree)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/deps.sh --bench
 what=${1:-all}
+before_rev=${2:-}
 runs=${RUNS:-200}
 
 swift build -c release -Xswiftc -static-executable >/dev/null 2>&1 || swift build -c release -Xswiftc -static-executable
@@ -32,6 +35,33 @@ home_with() { # home_with DIR COUNT: a home with the sample session and COUNT re
   "$bin/userdebug-bench" fill "$dir/data/userdebug.sqlite3" "$count" >/dev/null
   USERDEBUG_HOME=$dir "$ud" session use bench -q
 }
+
+start_xvfb() {
+  exec 3>"$work/display"
+  Xvfb -displayfd 3 -noreset -nolisten tcp >/dev/null 2>&1 &
+  xvfb_pid=$!
+  exec 3>&-
+  for _ in $(seq 100); do [[ -s "$work/display" ]] && break; sleep 0.05; done
+  export DISPLAY=":$(head -1 "$work/display")"
+}
+
+if [[ $what == before ]]; then
+  [[ -n "$before_rev" ]] || { echo "usage: Scripts/bench.sh before REV" >&2; exit 64; }
+  echo; echo "## hotkey path: $before_rev vs this tree"
+  git worktree add -q --detach "$work/before" "$before_rev"
+  (cd "$work/before" && swift build -c release -Xswiftc -static-executable >/dev/null 2>&1)
+  old=$(cd "$work/before" && swift build -c release -Xswiftc -static-executable --show-bin-path)/userdebug
+  mkdir -p "$work/hot"
+  USERDEBUG_HOME=$work/hot "$ud" session import config/sample-session.json -q
+  start_xvfb
+  USERDEBUG_HOME=$work/hot hyperfine -N --style none --warmup 20 --runs "$runs" --export-json "$work/before.json" \
+    -n "copy-id --to stdout ($before_rev)" "$old copy-id --to stdout" \
+    -n 'copy-id --to stdout (this tree)' "$ud copy-id --to stdout" \
+    -n "copy-id --to clipboard ($before_rev)" "$old copy-id --to clipboard -q" \
+    -n 'copy-id --to clipboard (this tree)' "$ud copy-id --to clipboard -q"
+  python3 Scripts/bench_table.py "$work/before.json"
+  git worktree remove --force "$work/before"
+fi
 
 if [[ $what == all || $what == startup ]]; then
   echo; echo "## startup: copy-id --to stdout (whole process, static build)"
@@ -74,12 +104,7 @@ fi
 
 if [[ $what == all || $what == clipboard ]]; then
   echo; echo "## clipboard (own Xvfb)"
-  exec 3>"$work/display"
-  Xvfb -displayfd 3 -noreset -nolisten tcp >/dev/null 2>&1 &
-  xvfb_pid=$!
-  exec 3>&-
-  for _ in $(seq 100); do [[ -s "$work/display" ]] && break; sleep 0.05; done
-  export DISPLAY=":$(head -1 "$work/display")"
+  start_xvfb
   mkdir -p "$work/clip"
   USERDEBUG_HOME=$work/clip "$ud" session import config/sample-session.json -q
   echo "DISPLAY=$DISPLAY"
