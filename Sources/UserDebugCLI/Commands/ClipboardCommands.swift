@@ -34,20 +34,7 @@ enum ClipboardCommands {
         let (bytes, _) = try InputReader.read("-", limit: 1 << 31)
         let kind: Payload.Kind = invocation.arguments.has("json") ? .json : (String(validating: bytes, as: UTF8.self) == nil ? .binary : .text)
         let payload = Payload(bytes: bytes, kind: kind, isSecret: invocation.arguments.has("secret"))
-        let config = try invocation.config()
-        var options = CopyOptions(
-            selection: try selection(invocation),
-            clearSecretAfter: config.clipboard.secretClearSeconds,
-            lifetime: config.clipboard.lifetimeSeconds,
-            connectTimeout: config.clipboard.connectTimeoutSeconds,
-            transferTimeout: config.clipboard.transferTimeoutSeconds)
-        if let lifetime = invocation.arguments.value("lifetime") {
-            guard let seconds = Double(lifetime), seconds > 0 else {
-                throw CommandError(.usage, "--lifetime needs a positive number of seconds, got '\(lifetime)'")
-            }
-            options.lifetime = seconds
-        }
-        try invocation.clipboardFactory(invocation.variable("DISPLAY")).copy(payload, options: options)
+        try OutputRouter(invocation: invocation).copy(payload, to: try selection(invocation))
     }
 
     static let paste = CommandSpec(

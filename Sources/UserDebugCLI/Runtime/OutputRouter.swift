@@ -62,7 +62,8 @@ struct OutputRouter {
         }
     }
 
-    private func copy(_ payload: Payload, to selection: SelectionName) throws {
+    /// Owns `selection` with `payload` using the config's clipboard settings and `--lifetime`.
+    func copy(_ payload: Payload, to selection: SelectionName) throws {
         let config = try invocation.config()
         var options = CopyOptions(
             selection: selection,
