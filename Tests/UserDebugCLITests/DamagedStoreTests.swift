@@ -88,3 +88,25 @@ import Testing
         #expect(try home.ok(["copy-id"]).out == "usr_1\n")
     }
 }
+
+/// A store the user may not write (an immutable file: chmod does not stop root, chattr +i does).
+@Suite struct ReadOnlyStoreTests {
+    @Test func writesToAnImmutableStoreAreExit77NamingTheFileAndReadsStillWork() throws {
+        let home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+        let chattr = { (flag: String) throws -> Int32 in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+            process.arguments = [flag, home.databasePath]
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        try #require(try chattr("+i") == 0, "chattr +i failed: the test needs root and an ext4-like file system")
+        defer { _ = try? chattr("-i") }
+        let write = try home.run(["session", "set", "--id", "changed"])
+        #expect(write.status == 77, "\(write)")
+        #expect(write.err.contains(home.databasePath))
+        #expect(try home.ok(["copy-id"]).out == "usr_1\n")
+    }
+}
