@@ -22,6 +22,7 @@ What it answers depends on the path:
 import base64
 import json
 import os
+import signal
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -101,6 +102,12 @@ class Server(ThreadingHTTPServer):
 
 
 def main():
+    # Pipes the test runner had open when it started us (other tests' stdout, running in
+    # parallel) must not stay open here, or those tests wait for our exit to see end of file.
+    os.closerange(3, 4096)
+    # The test runner's threads block signals, and a spawned child inherits the mask: without
+    # this, the SIGTERM a test sends to stop us would wait until our lifetime is over.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     log_path = sys.argv[1]
     lifetime = 120.0
     if "--lifetime" in sys.argv:

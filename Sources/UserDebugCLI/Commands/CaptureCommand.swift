@@ -69,7 +69,9 @@ enum CaptureCommand {
                 let what = zip(ids, responses).map { "\($0.0) (\($0.1.request.method) → \($0.1.status))" }
                 invocation.diagnostics.notice("recorded response \(what.joined(separator: ", "))")
             }
-            if trace.unanswered > 0 {
+            if responses.isEmpty {
+                invocation.diagnostics.notice("nothing recorded: curl got no response")
+            } else if trace.unanswered > 0 {
                 invocation.diagnostics.notice("\(trace.unanswered) request(s) got no response; not recorded")
             }
         } catch where status != 0 {

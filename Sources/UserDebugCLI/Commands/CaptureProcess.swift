@@ -23,7 +23,11 @@ enum CurlProcess {
         sigemptyset(&defaults)
         for signal in [SIGPIPE, SIGINT, SIGQUIT] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        // A signal mask is inherited too; curl starts with nothing blocked, as from a shell.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
         let oldInterrupt = signal(SIGINT, SIG_IGN)
         let oldQuit = signal(SIGQUIT, SIG_IGN)

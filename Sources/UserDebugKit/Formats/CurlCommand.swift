@@ -8,8 +8,8 @@
 ///   are implied, `HEAD` is `--head`, anything else is `-X METHOD`;
 /// - every header as `-H 'Name: value'`, in order; an empty value as `-H 'Name;'` (curl's spelling
 ///   for "send it empty"; `Name:` would remove the header). `Host`, `Content-Length`,
-///   `Transfer-Encoding` and `Connection` are left to curl, which computes them for the
-///   connection it makes;
+///   `Transfer-Encoding`, `Connection` and HTTP/2 pseudo-headers (`:authority`) are left to curl,
+///   which computes them for the connection it makes;
 /// - a text body (valid UTF-8 without NUL) as `--data-raw '…'`, byte for byte (newlines, tabs and
 ///   `@` included: `--data-raw` reads no files and strips nothing);
 /// - a binary body as `--data-binary @FILE`: a NUL byte cannot be part of a shell argument, so
@@ -32,6 +32,12 @@ public struct CurlCommand: Sendable {
     /// Headers curl computes from the connection and the body; copying them would be wrong as
     /// soon as the body or the URL differs (a redacted body is shorter than the original).
     public static let connectionHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection"]
+
+    /// Whether curl (or any client) makes this header itself: the connection headers, and HTTP/2
+    /// pseudo-headers (`:authority`, `:method`) that browsers put in HAR files.
+    public static func isComputed(_ name: String) -> Bool {
+        name.hasPrefix(":") || connectionHeaders.contains(name.lowercased())
+    }
 
     /// Whether `body` has to go through a file: not UTF-8, or holding a NUL byte.
     public static func needsFile(_ body: [UInt8]) -> Bool {
@@ -59,7 +65,7 @@ public struct CurlCommand: Sendable {
             words.append(CurlCommand.quoted(request.url))
         }
         var hasContentType = false
-        for header in request.headers where !CurlCommand.connectionHeaders.contains(header.name.lowercased()) {
+        for header in request.headers where !CurlCommand.isComputed(header.name) {
             if header.name.lowercased() == "content-type" { hasContentType = true }
             let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
             words += ["-H", CurlCommand.quoted(line)]

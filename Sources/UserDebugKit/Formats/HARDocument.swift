@@ -73,8 +73,9 @@ public enum HARDocument {
             .init(key: "size", value: .number(String(response.body.count))),
             .init(key: "mimeType", value: .string(contentType(response.headers))),
         ]
+        // `text` is optional in HAR, but readers (haralyzer) fail without it; "" reads back as empty.
         if let text = String(validating: response.body, as: UTF8.self) {
-            if !response.body.isEmpty { content.append(.init(key: "text", value: .string(text))) }
+            content.append(.init(key: "text", value: .string(text)))
         } else {
             content.append(.init(key: "text", value: .string(Data(response.body).base64EncodedString())))
             content.append(.init(key: "encoding", value: .string("base64")))

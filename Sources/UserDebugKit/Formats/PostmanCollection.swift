@@ -68,7 +68,7 @@ public struct PostmanCollection: Sendable {
         var headers: [JSONValue] = [header("Authorization", "Bearer \(variable)")]
         for header in request.headers {
             let name = header.name.lowercased()
-            guard name != "authorization", !CurlCommand.connectionHeaders.contains(name) else { continue }
+            guard name != "authorization", !CurlCommand.isComputed(name) else { continue }
             let value = !userID.isEmpty && header.value == userID ? "{{\(PostmanEnvironment.userIDKey)}}" : header.value
             headers.append(self.header(header.name, value))
         }
