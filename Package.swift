@@ -80,3 +80,19 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The URLSession capture hook: its own library (FoundationNetworking cannot be linked into the
+// static `userdebug` executable, and the tool does not need it), all of it inside `#if DEBUG`.
+package.products.append(.library(name: "UserDebugCapture", targets: ["UserDebugCapture"]))
+package.targets.append(contentsOf: [
+    .target(
+        name: "UserDebugCapture",
+        dependencies: ["UserDebugKit"],
+        swiftSettings: strictSwift
+    ),
+    .testTarget(
+        name: "UserDebugCaptureTests",
+        dependencies: ["UserDebugCapture", "UserDebugKit"],
+        swiftSettings: strictSwift
+    ),
+])

@@ -11,12 +11,31 @@ packages=(
   xvfb xclip xsel x11-utils python3-tk        # real X server and real peers in the tests
   python3-xlib                                # stalled/killed INCR readers, MULTIPLE, a silent manager
   cinnamon-settings-daemon dbus-daemon        # csd-clipboard: a real clipboard manager (SAVE_TARGETS)
-  python3 curl dash                           # test helpers, echo server, shell-safety checks
+  python3 python3-venv curl dash              # test helpers, echo server, shell-safety checks
   zsh fish groff-base                         # completion syntax checks, man page rendering
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(hyperfine)
 fi
+
+# Real consumers of the exports, from PyPI, in a venv of Debian's python3 (not whatever python3
+# is first on PATH: the tests must find the same interpreter on every machine):
+# haralyzer reads HAR, postman-runner runs Postman collections with an environment.
+python_packages=(haralyzer==2.4.0 postman-runner==0.2.0)
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv="$root/.build/pyenv"
+
+install_python_packages() {
+  local marker="$venv/.installed"
+  if [[ -f "$marker" && "$(cat "$marker")" == "${python_packages[*]}" ]]; then
+    return 0
+  fi
+  echo "deps.sh: installing ${python_packages[*]} into $venv" >&2
+  [[ -x "$venv/bin/python" ]] || /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "${python_packages[@]}" >/tmp/userdebug-pip.log 2>&1 \
+    || { cat /tmp/userdebug-pip.log >&2; exit 1; }
+  echo "${python_packages[*]}" >"$marker"
+}
 
 missing=()
 for package in "${packages[@]}"; do
@@ -24,6 +43,7 @@ for package in "${packages[@]}"; do
   [[ "$status" == "install ok installed" ]] || missing+=("$package")
 done
 if [[ ${#missing[@]} -eq 0 ]]; then
+  install_python_packages
   exit 0
 fi
 
@@ -39,3 +59,4 @@ if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" 
   "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >>/tmp/userdebug-apt.log 2>&1 \
     || { cat /tmp/userdebug-apt.log >&2; exit 1; }
 fi
+install_python_packages

@@ -12,7 +12,8 @@ public enum CLI {
 
     /// Every command, in the order help lists them.
     static let commands: [CommandSpec] =
-        ActionCommands.all + [MenuCommand.spec, RunCommand.spec] + SessionCommands.all + ResponseCommands.all + ClipboardCommands.all
+        ActionCommands.all + [MenuCommand.spec, RunCommand.spec] + SessionCommands.all + ResponseCommands.all
+        + ClipboardCommands.all + ImportCommands.all + ExportCommands.all + CaptureCommand.all
 
     /// Runs the command line `arguments` (without the program name) and returns the exit status.
     public static func run(
@@ -25,6 +26,8 @@ public enum CLI {
         do {
             try dispatch(arguments, environment: environment, clipboardFactory: clipboardFactory ?? { display in X11Clipboard(display: display, callerExitsSoon: true) })
             return ExitStatus.ok.rawValue
+        } catch let exit as PassThroughExit {
+            return exit.status
         } catch {
             let (status, message) = ErrorReport.classify(error)
             diagnostics.error(message)

@@ -61,7 +61,7 @@ import Testing
             contains: ["copy-id", "dump-json", "print-response", "copy-token", "session", "response", "copy", "paste", "help"],
             excludes: ["import", "--to"]),
         CompletionCase(words: ["userdebug", "session", ""], exactly: ["import", "set", "list", "show", "use", "remove"]),
-        CompletionCase(words: ["userdebug", "response", ""], exactly: ["record", "list"]),
+        CompletionCase(words: ["userdebug", "response", ""], exactly: ["record", "list", "import"]),
         CompletionCase(words: ["userdebug", "copy-id", "--to", ""], exactly: ["auto", "stdout", "clipboard", "primary", "both"]),
         CompletionCase(words: ["userdebug", "dump-json", "--to", "c"], exactly: ["clipboard"]),
         CompletionCase(words: ["userdebug", "copy-id", "--to", "=", "p"], exactly: ["primary"]),

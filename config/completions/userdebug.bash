@@ -24,6 +24,12 @@ _userdebug_commands=(
     'session remove||session'
     'response record|--tag|file'
     'response list|--tag --path --status --limit --all-sessions --json|'
+    'response import|--tag|file'
+    'export curl|--tag --path --status --body-file --one-line --to --lifetime|response'
+    'export har|--tag --path --status --limit --all-sessions --to --lifetime|response'
+    'export postman-env|--to --lifetime|'
+    'export postman-collection|--tag --path --status --limit --to --lifetime|response'
+    'capture|--tag|'
     'copy|--selection --secret --json --lifetime|'
     'paste|--selection --target --timeout|'
     'help||command'
@@ -42,7 +48,7 @@ _userdebug_value_of() {
         --status) REPLY='2xx 3xx 4xx 5xx' ;;
         --target) REPLY='UTF8_STRING TARGETS STRING TEXT application/json' ;;
         --session) REPLY=@sessions ;;
-        --lifetime | --tag | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout) REPLY='' ;;
+        --lifetime | --tag | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --body-file) REPLY='' ;;
         *) return 1 ;;
     esac
 }

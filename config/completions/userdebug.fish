@@ -134,6 +134,10 @@ function __userdebug_option -a commands option
             complete -c userdebug -n $when -l target -x -a 'UTF8_STRING TARGETS STRING TEXT application/json' -d 'The target to ask for'
         case timeout
             complete -c userdebug -n $when -l timeout -x -d 'Give up after SECONDS'
+        case body-file
+            complete -c userdebug -n $when -l body-file -r -F -d 'Where to write a binary request body'
+        case one-line
+            complete -c userdebug -n $when -l one-line -d 'The whole command on one line'
         case '*'
             echo "userdebug.fish: no completion for option --$option" >&2
     end
@@ -187,6 +191,12 @@ __userdebug_command 'session use' 'Make a session the current one' session
 __userdebug_command 'session remove' 'Remove a session and its responses' session
 __userdebug_command 'response record' 'Record backend responses from a JSON document' file tag
 __userdebug_command 'response list' 'List recorded responses, newest first' none tag path status limit all-sessions json
+__userdebug_command 'response import' 'Import a HAR 1.2 file, all entries or none' file tag
+__userdebug_command 'export curl' 'A recorded request as a shell-safe curl command' response tag path status body-file one-line to lifetime
+__userdebug_command 'export har' 'Recorded responses as a HAR 1.2 file' response tag path status limit all-sessions to lifetime
+__userdebug_command 'export postman-env' 'The session as a Postman environment' none to lifetime
+__userdebug_command 'export postman-collection' 'Recorded requests as a Postman collection v2.1' response tag path status limit to lifetime
+__userdebug_command capture 'Run curl and record what it sends and receives' none tag
 __userdebug_command copy 'Put standard input on the clipboard' none selection secret json lifetime
 __userdebug_command paste 'Print the clipboard content' none selection target timeout
 __userdebug_command help 'Show help for a command' command

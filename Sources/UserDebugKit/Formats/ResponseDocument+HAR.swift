@@ -19,8 +19,9 @@ extension ResponseDocument {
             headers: try headers(requestNode.member("headers")),
             body: try postData(requestNode.member("postData"))
         )
+        // `_tags` is what `HARDocument` writes (custom members start with `_`); `tags` is older input.
         var tags: [String] = []
-        for tag in try node.member("tags")?.array() ?? [] { tags.append(try tag.string()) }
+        for tag in try (node.member("_tags") ?? node.member("tags"))?.array() ?? [] { tags.append(try tag.string()) }
         return BackendResponse(
             request: request,
             status: try status(responseNode.requiredMember("status")),
@@ -56,9 +57,13 @@ extension ResponseDocument {
         return try encodedText(node)
     }
 
+    /// `encoding` is HAR's member in `content`; `_encoding` is ours in `postData`, where the spec
+    /// has none.
     private static func encodedText(_ node: DocumentNode) throws(DocumentError) -> [UInt8] {
         guard let textNode = node.member("text") else { return [] }
-        switch try node.optionalString("encoding") {
+        var encodingName = try node.optionalString("encoding")
+        if encodingName == nil { encodingName = try node.optionalString("_encoding") }
+        switch encodingName {
         case nil, "":
             return Array(try textNode.string().utf8)
         case let encoding? where encoding.lowercased() == "base64":

@@ -1,0 +1,153 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FoundationEssentials
+import UserDebugKit
+
+/// `userdebug capture -- curl ARGS…`: runs curl as given, with its stdin, stdout and stderr, and
+/// records every exchange it made into the session. curl's output is untouched because the
+/// capture is read from a trace file (`--trace FILE --trace-time` added after the user's
+/// arguments), not from curl's output; the exit status is curl's.
+enum CaptureCommand {
+    static let all: [CommandSpec] = [capture]
+
+    /// Options that make curl write its own trace or verbose output. Adding `--trace` would
+    /// silence them (curl keeps only the last), which would change what the user sees; with them
+    /// curl runs untouched and nothing is recorded.
+    static let conflictingLongOptions: Set<String> = ["--verbose", "--trace", "--trace-ascii"]
+
+    static let capture = CommandSpec(
+        path: ["capture"],
+        summary: "Run curl and record the request and the full response into the session.",
+        usage: "capture [--session NAME] [--tag TAG]… -- curl ARGS…",
+        discussion: """
+            curl runs with your arguments, output and exit status unchanged; userdebug adds
+            --trace FILE --trace-time to a copy of the arguments and records from the trace
+            (status, headers, body, timing). Every request curl makes is recorded: each URL of
+            several, and each hop of a redirect followed with -L. A chunked body is de-chunked, a
+            compressed one kept as received. With -v, --verbose, --trace or --trace-ascii curl
+            runs untouched and nothing is recorded. The trace file (0600, in the state
+            directory) is deleted afterwards. A line on stderr says what was recorded (not with
+            --quiet).
+            Example: userdebug capture --tag login -- curl -s -d @login.json "$API/login"
+            """,
+        options: [.value("tag", "TAG", repeatable: true, "Tag every recorded response.")],
+        maxPositionals: Int.max
+    ) { invocation in
+        let arguments = invocation.arguments.positionals
+        guard let program = arguments.first, program == "curl" || program.hasSuffix("/curl") else {
+            throw CommandError(.usage, "expected 'capture -- curl ARGS…'")
+        }
+        // Fail before running anything when there is no session to record into.
+        let session = try invocation.session()
+        guard let executable = findExecutable(program, path: invocation.environment["PATH"]) else {
+            throw CommandError(.unavailable, "\(program) not found on PATH")
+        }
+        let userArguments = Array(arguments.dropFirst())
+        if let conflict = userArguments.first(where: conflicts) {
+            invocation.diagnostics.notice("not recording: '\(conflict)' asks curl for its own trace output")
+            let status = try CurlProcess.run(executable, arguments: userArguments, environment: invocation.environment)
+            if status != 0 { throw PassThroughExit(status: status) }
+            return
+        }
+        let tracePath = try ExportFiles.temporaryFile(in: invocation.paths.stateDirectory, prefix: "capture-")
+        defer { unlink(tracePath) }
+        let started = Date()
+        let status = try CurlProcess.run(
+            executable, arguments: userArguments + ["--trace", tracePath, "--trace-time"], environment: invocation.environment)
+        let trace = CurlTrace(ExportFiles.read(tracePath) ?? [])
+        let tags = invocation.arguments.all("tag")
+        let responses = trace.exchanges.map { exchange in
+            BackendResponse(
+                request: exchange.request, status: exchange.status, headers: exchange.headers, body: exchange.body,
+                startedAt: started.addingTimeInterval(exchange.startOffset),
+                durationMs: (exchange.duration * 1000 * 1000).rounded() / 1000, tags: tags)
+        }
+        do {
+            if !responses.isEmpty {
+                let ids = try invocation.storeForWriting().record(responses, session: session.name)
+                let what = zip(ids, responses).map { "\($0.0) (\($0.1.request.method) → \($0.1.status))" }
+                invocation.diagnostics.notice("recorded response \(what.joined(separator: ", "))")
+            }
+            if responses.isEmpty {
+                invocation.diagnostics.notice("nothing recorded: curl got no response")
+            } else if trace.unanswered > 0 {
+                invocation.diagnostics.notice("\(trace.unanswered) request(s) got no response; not recorded")
+            }
+        } catch where status != 0 {
+            // curl already failed and said why; its status is what the caller needs.
+            invocation.diagnostics.notice("not recorded: \(ErrorReport.classify(error).1)")
+        }
+        if status != 0 { throw PassThroughExit(status: status) }
+    }
+
+    /// `-v` alone or in a bundle of short flags (`-sv`), or one of the long options.
+    static func conflicts(_ argument: String) -> Bool {
+        if argument.hasPrefix("--") { return conflictingLongOptions.contains(argument) }
+        return argument.hasPrefix("-") && argument.count > 1 && argument.dropFirst().allSatisfy(\.isLetter) && argument.contains("v")
+    }
+
+    /// `name` itself when it holds a `/`, else the first executable `DIR/name` on `path`.
+    static func findExecutable(_ name: String, path: String?) -> String? {
+        if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
+        for directory in (path ?? "/usr/bin:/bin").split(separator: ":") where !directory.isEmpty {
+            let candidate = directory + "/" + name
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+}
+
+/// The command finished and the process should exit with a child's status, with no message:
+/// the child already said what went wrong. `CLI.run` returns `status` as it is.
+struct PassThroughExit: Error, Sendable {
+    var status: Int32
+}
+
+/// Runs curl for `capture` as a shell would: same stdin, stdout and stderr, default signal
+/// dispositions, and the caller waiting with SIGINT and SIGQUIT ignored (as `system(3)` does) so
+/// that Ctrl-C stops curl and still lets us record what it got and return its status.
+enum CurlProcess {
+    /// Runs `executable ARGS` and returns its exit status, or 128 + the signal that ended it.
+    static func run(_ executable: String, arguments: [String], environment: [String: String]) throws(CommandError) -> Int32 {
+        var argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // The CLI ignores SIGPIPE for its own checked writes; curl must get the default back, and
+        // so must SIGINT/SIGQUIT, which we ignore below while waiting.
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGINT, SIGQUIT] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        // A signal mask is inherited too; curl starts with nothing blocked, as from a shell.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let oldInterrupt = signal(SIGINT, SIG_IGN)
+        let oldQuit = signal(SIGQUIT, SIG_IGN)
+        defer {
+            signal(SIGINT, oldInterrupt)
+            signal(SIGQUIT, oldQuit)
+        }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable, nil, &attributes, &argv, &envp)
+        guard spawned == 0 else {
+            throw CommandError(.unavailable, "cannot run \(executable): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw CommandError(.ioError, "waiting for \(executable): \(String(cString: strerror(errno)))") }
+        }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
+        let signalNumber = status & 0x7F
+        return signalNumber == 0 ? (status >> 8) & 0xFF : 128 + signalNumber
+    }
+}

@@ -1,0 +1,212 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import UserDebugKit
+
+/// `userdebug export …`: a recorded request as a curl command, responses as HAR, the session as a
+/// Postman environment, requests as a Postman collection. Every export goes through the
+/// `OutputRouter` like any action and is redacted unless `--reveal`.
+enum ExportCommands {
+    static let all: [CommandSpec] = [curl, har, postmanEnvironment, postmanCollection]
+
+    static let selectionOptions: [OptionSpec] = ResponseSelection.filterOptions + [
+        .value("limit", "N", "At most the N newest matching responses (default: all)."),
+    ]
+
+    static let curl = CommandSpec(
+        path: ["export", "curl"],
+        summary: "A recorded request as a shell-safe curl command (the last by default).",
+        usage: "export curl [last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--body-file PATH] [--one-line] [--to TARGET]",
+        discussion: """
+            Every value is single-quoted ('\\'' for a quote), so the command means the same in bash,
+            dash and zsh. The method is written only when curl would not imply it; headers as -H;
+            a text body as --data-raw. A binary body (NUL bytes, not UTF-8) cannot be a shell
+            argument: it is written to a 0600 file (default STATE/bodies/request-ID.bin, where
+            STATE is $XDG_STATE_HOME/userdebug) and passed as --data-binary @FILE.
+            Authorization, cookies and tokens are redacted unless --reveal.
+            Example: userdebug export curl --tag login --to stdout | sh
+            """,
+        options: ResponseSelection.filterOptions + ActionCommands.outputOptions + [
+            .value("body-file", "PATH", "Where to write a binary request body (default in the state directory)."),
+            .flag("one-line", "The whole command on one line (default: one option per line)."),
+        ],
+        maxPositionals: 1
+    ) { invocation in
+        let (response, session) = try ResponseSelection.single(invocation)
+        let redactor = try invocation.redactor(for: session)
+        let shown = redactor?.redact(response) ?? response
+        var writer = CurlCommand(multiline: !invocation.arguments.has("one-line"))
+        if CurlCommand.needsFile(shown.request.body) {
+            let path = invocation.arguments.value("body-file") ?? ExportFiles.defaultBodyPath(invocation.paths, responseID: response.id)
+            if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+                try ExportFiles.makeDirectory(String(path[..<slash]))
+            }
+            try ExportFiles.write(shown.request.body, to: path)
+            writer.binaryBodyPath = path
+            invocation.diagnostics.notice("the binary request body (\(shown.request.body.count) bytes) is in \(path)")
+        }
+        let command = try writer.command(for: shown.request)
+        try OutputRouter(invocation: invocation).deliver(payload(command, session: session, revealed: redactor == nil))
+    }
+
+    static let har = CommandSpec(
+        path: ["export", "har"],
+        summary: "Recorded responses as a HAR 1.2 file (all of the session's, oldest first, by default).",
+        usage: "export har [all|last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--limit N] [--all-sessions] [--to TARGET]",
+        discussion: """
+            Strict HAR 1.2: every required member is present (unknown sizes -1, the duration in
+            timings.wait). Binary bodies are base64. `userdebug response import` reads it back.
+            Authorization, cookies and tokens are redacted unless --reveal.
+            Example: userdebug export har --tag checkout > checkout.har
+            """,
+        options: selectionOptions + ActionCommands.outputOptions + [.flag("all-sessions", "Responses of every session.")],
+        maxPositionals: 1
+    ) { invocation in
+        let (responses, session) = try ExportSelection.many(invocation)
+        var redactor = try invocation.redactor(for: session)
+        if invocation.arguments.has("all-sessions") {
+            // Every session's token is a secret when every session's responses go out.
+            redactor?.knownSecrets += try invocation.storeForReading().sessions().compactMap(\.token).filter { !$0.isEmpty }
+        }
+        let shown = responses.map { redactor?.redact($0) ?? $0 }
+        let document = HARDocument.encode(shown, creatorVersion: CLI.version)
+        let text = JSONWriter(indent: 2).string(document)
+        try OutputRouter(invocation: invocation).deliver(payload(text, session: session, revealed: redactor == nil, kind: .json))
+    }
+
+    static let postmanEnvironment = CommandSpec(
+        path: ["export", "postman-env"],
+        summary: "The session as a Postman environment (baseUrl, userId, userName, authToken).",
+        usage: "export postman-env [--session NAME] [--reveal] [--to TARGET]",
+        discussion: """
+            For Postman's import and newman's -e. authToken is typed secret; without --reveal it
+            holds a placeholder and is disabled. A value that is off is written "enabled": false
+            and "disabled": true (newman reads only the latter).
+            Example: userdebug export postman-env --reveal > env.json && newman run api.json -e env.json
+            """,
+        options: ActionCommands.outputOptions,
+        maxPositionals: 0
+    ) { invocation in
+        let session = try invocation.session()
+        let reveal = invocation.arguments.has("reveal")
+        if !reveal, let token = session.token, !token.isEmpty {
+            invocation.diagnostics.notice("authToken is a placeholder and disabled; pass --reveal to export the real token")
+        }
+        let document = PostmanEnvironment.encode(session, revealToken: reveal, exporterVersion: CLI.version)
+        let text = JSONWriter(indent: 2).string(document)
+        try OutputRouter(invocation: invocation).deliver(payload(text, session: session, revealed: reveal, kind: .json))
+    }
+
+    static let postmanCollection = CommandSpec(
+        path: ["export", "postman-collection"],
+        summary: "Recorded requests as a Postman Collection v2.1 using the environment's variables.",
+        usage: "export postman-collection [all|last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--limit N] [--to TARGET]",
+        discussion: """
+            The session's base URL becomes {{baseUrl}}, its token {{authToken}}, the user's
+            identifier {{userId}} (as a whole path segment, query value, header value or JSON
+            string); each request carries Authorization: Bearer {{authToken}}. Cookies and other
+            secrets are redacted unless --reveal.
+            Example: userdebug export postman-collection > api.json; userdebug export postman-env --reveal > env.json
+            """,
+        options: selectionOptions + ActionCommands.outputOptions,
+        maxPositionals: 1
+    ) { invocation in
+        let (responses, session) = try ExportSelection.many(invocation)
+        let redactor = try invocation.redactor(for: session)
+        let collection = PostmanCollection(responses, session: session, redactor: redactor)
+        if collection.binaryBodiesLeftOut > 0 {
+            invocation.diagnostics.notice("\(collection.binaryBodiesLeftOut) binary request bodies are not included (body mode file, no file chosen)")
+        }
+        let text = JSONWriter(indent: 2).string(collection.document)
+        try OutputRouter(invocation: invocation).deliver(payload(text, session: session, revealed: redactor == nil, kind: .json))
+    }
+
+    /// A payload marked secret when it was revealed and holds the session's token, so a
+    /// clipboard manager is told not to record it.
+    static func payload(_ text: String, session: Session, revealed: Bool, kind: Payload.Kind = .text) -> Payload {
+        let bytes = Array(text.utf8)
+        let secret = revealed && Redactor(knownSecrets: [session.token].compactMap { $0 }).containsKnownSecret(bytes)
+        return Payload(bytes: bytes, kind: kind, isSecret: secret)
+    }
+}
+
+/// Which responses a multi-response export means: `all` (default), `last` or an id, narrowed by
+/// the filters and `--limit`; oldest first, as they happened.
+enum ExportSelection {
+    static func many(_ invocation: Invocation) throws -> ([BackendResponse], Session) {
+        let selector = invocation.arguments.positionals.first ?? "all"
+        if selector != "all" {
+            let (response, session) = try ResponseSelection.single(invocation)
+            return ([response], session)
+        }
+        let session = try invocation.session()
+        var query = try ResponseSelection.query(invocation)
+        if let limitText = invocation.arguments.value("limit") {
+            guard let limit = Int(limitText), limit > 0 else {
+                throw CommandError(.usage, "--limit needs a whole number > 0, got '\(limitText)'")
+            }
+            query.limit = limit
+        }
+        let responses = try invocation.storeForReading().responses(query)
+        guard !responses.isEmpty else {
+            throw CommandError(.noInput, "no recorded response matches (session '\(session.name)')")
+        }
+        return (responses.reversed(), session)
+    }
+}
+
+/// Private files the export and capture commands write beside the store: binary request bodies
+/// for `--data-binary @FILE` and curl's trace during a capture. Both can hold secrets, so the
+/// directories are 0700 and the files 0600 whatever the umask.
+enum ExportFiles {
+    /// Creates `directory` and its missing parents with mode 0700.
+    static func makeDirectory(_ directory: String) throws(CommandError) {
+        var path = ""
+        for component in directory.split(separator: "/", omittingEmptySubsequences: true) {
+            path += "/" + component
+            if mkdir(path, 0o700) != 0, errno != EEXIST {
+                throw CommandError(.ioError, "cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Writes `bytes` to `path` (replacing it) with mode 0600.
+    static func write(_ bytes: [UInt8], to path: String) throws(CommandError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw CommandError(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        _ = fchmod(fd, 0o600)
+        try writeAll(bytes, to: fd, name: path)
+    }
+
+    /// A new empty 0600 file in `directory` named `prefix` plus a unique suffix.
+    static func temporaryFile(in directory: String, prefix: String) throws(CommandError) -> String {
+        try makeDirectory(directory)
+        var template = Array((directory + "/" + prefix + "XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw CommandError(.ioError, "cannot create a file in \(directory): \(String(cString: strerror(errno)))") }
+        close(fd)
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The whole content of `path`, or nil when it cannot be read.
+    static func read(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return count == 0 ? bytes : nil }
+            bytes += chunk[0..<count]
+        }
+    }
+
+    /// Where `export curl` puts a binary request body by default: the state directory, which
+    /// outlives the command (the command may be pasted much later) and is private to the user.
+    static func defaultBodyPath(_ paths: UserDebugPaths, responseID: Int64?) -> String {
+        paths.stateDirectory + "/bodies/request-\(responseID.map(String.init) ?? "unsaved").bin"
+    }
+}

@@ -1,0 +1,124 @@
+/// A recorded request as a POSIX shell command line that runs curl, safe by construction: every
+/// word that comes from the record is single-quoted, with `'` written as `'\''`, which means the
+/// same in bash, dash, zsh and ksh (no `$'…'`, no backslash escapes, nothing that history
+/// expansion or a locale can change).
+///
+/// What it writes, and why:
+/// - the method only when curl would not pick it itself: `GET` without a body and `POST` with one
+///   are implied, `HEAD` is `--head`, anything else is `-X METHOD`;
+/// - every header as `-H 'Name: value'`, in order; an empty value as `-H 'Name;'` (curl's spelling
+///   for "send it empty"; `Name:` would remove the header). `Host`, `Content-Length`,
+///   `Transfer-Encoding`, `Connection` and HTTP/2 pseudo-headers (`:authority`) are left to curl,
+///   which computes them for the connection it makes;
+/// - a text body (valid UTF-8 without NUL) as `--data-raw '…'`, byte for byte (newlines, tabs and
+///   `@` included: `--data-raw` reads no files and strips nothing);
+/// - a binary body as `--data-binary @FILE`: a NUL byte cannot be part of a shell argument, so
+///   the caller writes the bytes to a file and passes its path;
+/// - `-H 'Content-Type:'` when the record has a body but no `Content-Type`, so curl does not add
+///   its own `application/x-www-form-urlencoded`;
+/// - `-g` when the URL holds `[ ] { }`, which curl would otherwise read as a glob pattern.
+public struct CurlCommand: Sendable {
+    /// Where a binary body lives, when the request has one.
+    public var binaryBodyPath: String?
+    /// Whether to break the command over lines with ` \` (easier to read; still one command).
+    public var multiline: Bool
+
+    /// A writer; `binaryBodyPath` is needed only when the body is binary.
+    public init(binaryBodyPath: String? = nil, multiline: Bool = true) {
+        self.binaryBodyPath = binaryBodyPath
+        self.multiline = multiline
+    }
+
+    /// Headers curl computes from the connection and the body; copying them would be wrong as
+    /// soon as the body or the URL differs (a redacted body is shorter than the original).
+    public static let connectionHeaders: Set<String> = ["host", "content-length", "transfer-encoding", "connection"]
+
+    /// Whether curl (or any client) makes this header itself: the connection headers, and HTTP/2
+    /// pseudo-headers (`:authority`, `:method`) that browsers put in HAR files.
+    public static func isComputed(_ name: String) -> Bool {
+        name.hasPrefix(":") || connectionHeaders.contains(name.lowercased())
+    }
+
+    /// Whether `body` has to go through a file: not UTF-8, or holding a NUL byte.
+    public static func needsFile(_ body: [UInt8]) -> Bool {
+        body.contains(0) || String(validating: body, as: UTF8.self) == nil
+    }
+
+    /// The command line for `request`.
+    /// - Throws: `CurlCommandError.binaryBodyNeedsFile` when the body is binary and no
+    ///   `binaryBodyPath` was given.
+    public func command(for request: BackendRequest) throws(CurlCommandError) -> String {
+        var words: [String] = ["curl"]
+        let hasBody = !request.body.isEmpty
+        switch request.method {
+        case "GET" where !hasBody, "POST" where hasBody:
+            break
+        case "HEAD" where !hasBody:
+            words.append("--head")
+        default:
+            words += ["-X", CurlCommand.quoted(request.method)]
+        }
+        if request.url.contains(where: { "[]{}".contains($0) }) { words.append("-g") }
+        if request.url.hasPrefix("-") {
+            words += ["--url", CurlCommand.quoted(request.url)]
+        } else {
+            words.append(CurlCommand.quoted(request.url))
+        }
+        var hasContentType = false
+        for header in request.headers where !CurlCommand.isComputed(header.name) {
+            if header.name.lowercased() == "content-type" { hasContentType = true }
+            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+            words += ["-H", CurlCommand.quoted(line)]
+        }
+        if hasBody {
+            if !hasContentType { words += ["-H", CurlCommand.quoted("Content-Type:")] }
+            if CurlCommand.needsFile(request.body) {
+                guard let binaryBodyPath else { throw .binaryBodyNeedsFile }
+                words += ["--data-binary", CurlCommand.quoted("@" + binaryBodyPath)]
+            } else {
+                words += ["--data-raw", CurlCommand.quoted(String(decoding: request.body, as: UTF8.self))]
+            }
+        }
+        return join(words)
+    }
+
+    /// Flags and their values stay on one line; each flag starts a new line when multiline.
+    private func join(_ words: [String]) -> String {
+        guard multiline else { return words.joined(separator: " ") }
+        var lines: [String] = []
+        var current = ""
+        for word in words {
+            if word.hasPrefix("-"), !current.isEmpty, current != "curl" {
+                lines.append(current)
+                current = word
+            } else {
+                current += current.isEmpty ? word : " " + word
+            }
+        }
+        lines.append(current)
+        return lines.joined(separator: " \\\n  ")
+    }
+
+    /// `text` as one POSIX shell word: `'…'`, each `'` written as `'\''`. Everything else,
+    /// newlines and non-ASCII included, is literal between single quotes in every POSIX shell.
+    public static func quoted(_ text: String) -> String {
+        var out = "'"
+        for character in text.unicodeScalars {
+            if character == "'" { out += "'\\''" } else { out.unicodeScalars.append(character) }
+        }
+        return out + "'"
+    }
+}
+
+/// Why a curl command could not be written.
+public enum CurlCommandError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The body is binary (NUL bytes or not UTF-8) and no file was given for it.
+    case binaryBodyNeedsFile
+
+    /// A sentence for the user.
+    public var description: String {
+        switch self {
+        case .binaryBodyNeedsFile: return "the request body is binary; it has to be written to a file for --data-binary @FILE"
+        }
+    }
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""An HTTP/1.1 server on 127.0.0.1 that records every request it receives, byte for byte.
+
+    echo_server.py LOGFILE [--lifetime SECONDS]
+
+Prints the port it listens on (a free one, chosen by the kernel) as the first line of stdout,
+then serves until it is killed or its lifetime (default 120 s) is over, so a test that dies
+cannot leave it running for long.
+
+Every request is appended to LOGFILE as one JSON line:
+    {"method", "target", "headers": [[name_b64, value_b64], ...], "body_b64"}
+Header names and values are the raw bytes from the wire (base64), so tests can compare them
+with what was recorded without any decoding guesswork.
+
+What it answers depends on the path:
+    /status/NNN      status NNN, a small JSON body
+    /redirect?to=P   302 to P
+    /bytes           200, a binary body with NUL bytes
+    /chunked         200, a chunked body
+    anything else    200, the request echoed back as JSON
+"""
+import base64
+import json
+import os
+import signal
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+LOCK = threading.Lock()
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "userdebug-echo/1"
+
+    def log_message(self, format, *args):  # keep stderr quiet
+        pass
+
+    def read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            body = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return body
+                body += self.rfile.read(size)
+                self.rfile.readline()
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def handle_any(self):
+        body = self.read_body()
+        # raw_items keeps order, case and repeats; http.client decoded the bytes as Latin-1.
+        headers = [[b64(k.encode("latin-1")), b64(v.encode("latin-1"))] for k, v in self.headers.raw_items()]
+        record = {"method": self.command, "target": self.path, "headers": headers, "body_b64": b64(body)}
+        with LOCK, open(self.server.log_path, "a", encoding="utf-8") as log:
+            log.write(json.dumps(record) + "\n")
+        parts = urlsplit(self.path)
+        if parts.path.startswith("/status/"):
+            self.answer(int(parts.path.split("/")[2]), b'{"status":"as asked"}', "application/json")
+        elif parts.path == "/redirect":
+            target = parse_qs(parts.query).get("to", ["/"])[0]
+            self.answer(302, b"", "text/plain", extra=[("Location", target)])
+        elif parts.path == "/bytes":
+            self.answer(200, bytes([0, 1, 2, 255, 0, 10, 13, 39]), "application/octet-stream")
+        elif parts.path == "/chunked":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for piece in (b"hello ", b"chunked ", b"world"):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.write(b"0\r\n\r\n")
+        else:
+            echo = json.dumps(record).encode()
+            self.answer(200, echo, "application/json", extra=[("Set-Cookie", "sid=abc123; Path=/")])
+
+    def answer(self, status, body, content_type, extra=()):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in extra:
+            self.send_header(name, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = handle_any
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):  # a client hanging up is not news
+        pass
+
+
+def main():
+    # Pipes the test runner had open when it started us (other tests' stdout, running in
+    # parallel) must not stay open here, or those tests wait for our exit to see end of file.
+    os.closerange(3, 4096)
+    # The test runner's threads block signals, and a spawned child inherits the mask: without
+    # this, the SIGTERM a test sends to stop us would wait until our lifetime is over.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+    log_path = sys.argv[1]
+    lifetime = 120.0
+    if "--lifetime" in sys.argv:
+        lifetime = float(sys.argv[sys.argv.index("--lifetime") + 1])
+    server = Server(("127.0.0.1", 0), Handler)
+    server.log_path = log_path
+    open(log_path, "a").close()
+    print(server.server_address[1], flush=True)
+    threading.Timer(lifetime, lambda: os._exit(0)).start()
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

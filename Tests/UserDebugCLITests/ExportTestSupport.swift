@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+
+/// The repository root, from this file's path (tests never read anything outside the project).
+let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// One request as the echo server received it, bytes as on the wire.
+struct EchoedRequest {
+    var method: String
+    var target: String
+    var headers: [(name: Data, value: Data)]
+    var body: Data
+
+    /// Whether a header with exactly these name and value bytes arrived.
+    func hasHeader(_ name: String, _ value: Data) -> Bool {
+        headers.contains { $0.name == Data(name.utf8) && $0.value == value }
+    }
+
+    func header(_ name: String) -> String? {
+        headers.first { String(decoding: $0.name, as: UTF8.self).lowercased() == name.lowercased() }
+            .map { String(decoding: $0.value, as: UTF8.self) }
+    }
+}
+
+/// `Tests/Support/echo_server.py` on 127.0.0.1, on a port the kernel picks, for one test: started
+/// with a lifetime (it exits on its own if the test dies) and stopped by its PID.
+///
+/// Spawned with posix_spawn rather than Foundation's Process: Process watches every child with a
+/// blocking wait on a Dispatch worker, and a few long-lived servers on a 2-core machine would hold
+/// all the workers, so no other test's process would ever be seen to exit.
+final class EchoServer: @unchecked Sendable {
+    let pid: pid_t
+    let logPath: String
+    private(set) var port = 0
+    private var stopped = false
+
+    init(directory: URL) throws {
+        logPath = directory.appendingPathComponent("echo-\(UUID().uuidString).log").path
+        let portPath = logPath + ".port"
+        let script = repositoryRoot.appendingPathComponent("Tests/Support/echo_server.py").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, portPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, logPath + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        let words: [String] = ["/usr/bin/python3", script, logPath, "--lifetime", "120"]
+        let argv = words.map { word -> UnsafeMutablePointer<CChar>? in strdup(word) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child = pid_t()
+        let spawned = posix_spawn(&child, "/usr/bin/python3", &actions, nil, argv, environ)
+        guard spawned == 0 else { throw CocoaError(.executableLoad) }
+        pid = child
+        // The port is the first line the server prints; give it 10 s on a loaded machine.
+        for _ in 0..<1000 {
+            let text = (try? String(contentsOfFile: portPath, encoding: .utf8)) ?? ""
+            if text.hasSuffix("\n"), let number = Int(text.dropLast()) {
+                port = number
+                break
+            }
+            usleep(10_000)
+        }
+        #expect(port > 0, "the echo server did not start: \((try? String(contentsOfFile: logPath + ".err", encoding: .utf8)) ?? "")")
+    }
+
+    deinit { stop() }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    func stop() {
+        guard !stopped else { return }
+        stopped = true
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+
+    /// Every request received so far, in order.
+    func requests() throws -> [EchoedRequest] {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        return try text.split(separator: "\n").map { line in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let headers = (object["headers"] as? [[String]] ?? []).map { pair in
+                (name: Data(base64Encoded: pair[0]) ?? Data(), value: Data(base64Encoded: pair[1]) ?? Data())
+            }
+            return EchoedRequest(
+                method: object["method"] as? String ?? "", target: object["target"] as? String ?? "",
+                headers: headers, body: Data(base64Encoded: object["body_b64"] as? String ?? "") ?? Data())
+        }
+    }
+}
+
+/// Runs any program and returns what it did; for curl, shells and the PyPI consumers.
+@discardableResult
+func runTool(_ executable: String, _ arguments: [String], directory: URL? = nil, stdin: Data? = nil,
+             environment: [String: String]? = nil) throws -> RunResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    if let environment { process.environment = environment }
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+    try process.run()
+    if let stdin {
+        let writer = input.fileHandleForWriting
+        Thread.detachNewThread {
+            try? writer.write(contentsOf: stdin)
+            try? writer.close()
+        }
+    }
+    let box = DataBox()
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        box.data = out.fileHandleForReading.readDataToEndOfFile()
+        done.signal()
+    }
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    done.wait()
+    process.waitUntilExit()
+    return RunResult(status: process.terminationStatus, stdout: box.data, stderr: errData)
+}
+
+/// The project's venv of PyPI consumers (haralyzer, postman-runner), made by Scripts/deps.sh.
+enum Consumers {
+    static let venv = repositoryRoot.appendingPathComponent(".build/pyenv/bin")
+    static var python: String { venv.appendingPathComponent("python").path }
+    static var postmanRunner: String { venv.appendingPathComponent("postman-runner").path }
+    static func support(_ name: String) -> String { repositoryRoot.appendingPathComponent("Tests/Support/\(name)").path }
+
+    /// Fails the test (never skips it) when the consumers are not installed.
+    static func require(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try #require(FileManager.default.isExecutableFile(atPath: python) && FileManager.default.isExecutableFile(atPath: postmanRunner),
+                     "run Scripts/deps.sh: it installs haralyzer and postman-runner into .build/pyenv", sourceLocation: sourceLocation)
+    }
+}
+
+extension UserDebugHome {
+    /// A session whose base URL is `baseURL`, with the canary token.
+    func recordSession(baseURL: String) throws {
+        try ok(["session", "import", "-"], stdin: """
+            {"name": "local", "user": {"identifier": "usr_42", "name": "Zoë"}, "token": "\(Samples.canary)", "baseURL": "\(baseURL)"}
+            """)
+    }
+}
