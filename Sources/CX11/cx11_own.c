@@ -66,6 +66,11 @@ cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size
     free(reply);
 
     if (options->single_fork) {
+        /* The child runs in the caller's process group until its setsid(); a terminal closing in
+         * that moment (script(1) ending, a terminal window closed right after a copy) sends the
+         * group SIGHUP. Ignore it before the fork so the child is never born killable by it; the
+         * caller is about to exit, so its own disposition no longer matters. */
+        signal(SIGHUP, SIG_IGN);
         pid_t server = fork();
         if (server < 0) {
             int saved = errno;

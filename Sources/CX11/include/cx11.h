@@ -108,7 +108,8 @@ typedef struct cx11_own_options {
     double lifetime;        /* leave after this (hand-off first); <= 0: until replaced */
     double handoff_timeout; /* bound on waiting for a clipboard manager's SAVE_TARGETS reply */
     int single_fork;        /* nonzero: fork once (for a caller about to exit; its child is then
-                               reparented); zero: fork twice so a long-lived caller keeps no zombie */
+                               reparented, and the caller's SIGHUP is set to ignored);
+                               zero: fork twice so a long-lived caller keeps no zombie */
 } cx11_own_options;
 
 /*

@@ -133,4 +133,35 @@ enum ResponseSelection {
         }
         return query
     }
+
+    /// The one response a command acts on: positional `last` (default) or an id, plus the filters.
+    static func single(_ invocation: Invocation) throws -> (BackendResponse, Session) {
+        let session = try invocation.session()
+        let store = try invocation.storeForReading()
+        let selector = invocation.arguments.positionals.first ?? "last"
+        if selector != "last" {
+            guard let id = Int64(selector), id > 0 else {
+                throw CommandError(.usage, "expected 'last' or a response id, got '\(selector)'")
+            }
+            guard let response = try store.response(id: id) else {
+                throw CommandError(.noInput, "no response with id \(id) in \(store.path)")
+            }
+            return (response, session)
+        }
+        var query = try query(invocation)
+        query.limit = 1
+        guard let response = try store.responses(query).first else {
+            throw CommandError(.noInput, "no recorded response matches (session '\(session.name)'\(describe(query)))")
+        }
+        return (response, session)
+    }
+
+    private static func describe(_ query: ResponseQuery) -> String {
+        var parts: [String] = []
+        if let tag = query.tag { parts.append("tag '\(tag)'") }
+        if let path = query.pathContains { parts.append("URL containing '\(path)'") }
+        if let status = query.status { parts.append("status \(status)") }
+        if let statusClass = query.statusClass { parts.append("status \(statusClass)xx") }
+        return parts.isEmpty ? "" : ", " + parts.joined(separator: ", ")
+    }
 }
