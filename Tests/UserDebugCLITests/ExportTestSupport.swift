@@ -90,39 +90,6 @@ final class EchoServer: @unchecked Sendable {
     }
 }
 
-/// Runs any program and returns what it did; for curl, shells and the PyPI consumers.
-@discardableResult
-func runTool(_ executable: String, _ arguments: [String], directory: URL? = nil, stdin: Data? = nil,
-             environment: [String: String]? = nil) throws -> RunResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = directory }
-    if let environment { process.environment = environment }
-    let out = Pipe(), err = Pipe(), input = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-    try process.run()
-    if let stdin {
-        let writer = input.fileHandleForWriting
-        Thread.detachNewThread {
-            try? writer.write(contentsOf: stdin)
-            try? writer.close()
-        }
-    }
-    let box = DataBox()
-    let done = DispatchSemaphore(value: 0)
-    Thread.detachNewThread {
-        box.data = out.fileHandleForReading.readDataToEndOfFile()
-        done.signal()
-    }
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    done.wait()
-    process.waitUntilExit()
-    return RunResult(status: process.terminationStatus, stdout: box.data, stderr: errData)
-}
-
 /// The project's venv of PyPI consumers (haralyzer, postman-runner), made by Scripts/deps.sh.
 enum Consumers {
     static let venv = repositoryRoot.appendingPathComponent(".build/pyenv/bin")

@@ -61,35 +61,12 @@ import Testing
     /// Runs a program, returns stdout; a failure throws with stderr.
     @discardableResult
     static func run(_ program: String, _ arguments: [String], stdin: String? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try process.run()
-        if let stdin {
-            let writer = input.fileHandleForWriting
-            Thread.detachNewThread {
-                try? writer.write(contentsOf: Data(stdin.utf8))
-                try? writer.close()
-            }
+        let result = try runTool(program, arguments, stdin: stdin.map { Data($0.utf8) })
+        guard result.status == 0 else {
+            throw FixtureError(message: "\(program) \(arguments.joined(separator: " ")) exited \(result.status):\n"
+                + result.out + result.err)
         }
-        let box = DataBox()
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            box.data = err.fileHandleForReading.readDataToEndOfFile()
-            done.signal()
-        }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        done.wait()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FixtureError(message: "\(program) \(arguments.joined(separator: " ")) exited \(process.terminationStatus):\n"
-                + String(decoding: data + box.data, as: UTF8.self))
-        }
-        return String(decoding: data, as: UTF8.self)
+        return result.out
     }
 }
 

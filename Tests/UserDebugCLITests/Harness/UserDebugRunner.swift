@@ -68,35 +68,7 @@ final class UserDebugHome: @unchecked Sendable {
     /// Runs `userdebug ARGS` with `stdin` (nil: /dev/null) and returns what it did.
     @discardableResult
     func run(_ arguments: [String], stdin: Data? = nil, extraEnvironment: [String: String] = [:]) throws -> RunResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        process.environment = environment.merging(extraEnvironment) { $1 }
-        let outPipe = Pipe()
-        let errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        let inPipe = Pipe()
-        if stdin != nil { process.standardInput = inPipe } else { process.standardInput = FileHandle.nullDevice }
-        try process.run()
-        if let stdin {
-            // Write from another thread so a large stdin cannot deadlock against a full stdout pipe.
-            let writer = inPipe.fileHandleForWriting
-            Thread.detachNewThread {
-                try? writer.write(contentsOf: stdin)
-                try? writer.close()
-            }
-        }
-        let outBox = DataBox()
-        let readerDone = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            outBox.data = outPipe.fileHandleForReading.readDataToEndOfFile()
-            readerDone.signal()
-        }
-        let err = errPipe.fileHandleForReading.readDataToEndOfFile()
-        readerDone.wait()
-        process.waitUntilExit()
-        return RunResult(status: process.terminationStatus, stdout: outBox.data, stderr: err)
+        try runTool(Self.binary, arguments, stdin: stdin, environment: environment.merging(extraEnvironment) { $1 })
     }
 
     /// Runs and requires success.
@@ -123,6 +95,41 @@ final class UserDebugHome: @unchecked Sendable {
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
     }
+}
+
+/// Runs a program with `stdin` (nil: /dev/null) and collects its stdout and stderr. stdin is
+/// written and stdout read on threads of their own, so a large input cannot deadlock against a
+/// full output pipe.
+@discardableResult
+func runTool(_ executable: String, _ arguments: [String], directory: URL? = nil, stdin: Data? = nil,
+             environment: [String: String]? = nil) throws -> RunResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    if let environment { process.environment = environment }
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+    try process.run()
+    if let stdin {
+        let writer = input.fileHandleForWriting
+        Thread.detachNewThread {
+            try? writer.write(contentsOf: stdin)
+            try? writer.close()
+        }
+    }
+    let box = DataBox()
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        box.data = out.fileHandleForReading.readDataToEndOfFile()
+        done.signal()
+    }
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    done.wait()
+    process.waitUntilExit()
+    return RunResult(status: process.terminationStatus, stdout: box.data, stderr: errData)
 }
 
 final class DataBox: @unchecked Sendable {
