@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The deferred "From the backend" section against a real local HTTP server (python3): it
 /// resolves into actions, shows "failed" for an error status and "timed out" for a server that
 /// never answers — and the menu still comes out, with every other entry, in each case.
-@Suite(.serialized) struct MenuBackendTests {
+@Suite(.serialized) final class MenuBackendTests {
     /// Answers /me (only with the session's token), /fail with 500, and never answers /hang.
     static let server = #"""
         import http.server, json, sys, time
@@ -31,21 +32,27 @@ import Testing
         """#
 
     let home: UserDebugHome
-    let process = Process()
+    let server: Spawned
 
+    /// Started with posix_spawn and stopped with SIGKILL by pid: Foundation's Process passes the
+    /// runner's blocked signals on, so a terminate() here left servers running after the tests.
     init() throws {
         home = try UserDebugHome()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", Self.server, Samples.canary]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while let byte = try out.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) { line += byte }
-        let port = try #require(Int(String(decoding: line, as: UTF8.self)), "the test server did not start")
+        server = try Spawned.start(
+            ["/usr/bin/env", "python3", "-c", Self.server, Samples.canary],
+            environment: ProcessInfo.processInfo.environment, pipeOutput: true)
+        guard let line = server.receiveLine(), let port = Int(line) else {
+            server.kill()
+            server.wait()
+            throw FixtureError(message: "the test server did not start")
+        }
         let session = Samples.session.replacingOccurrences(of: "https://api.example.com", with: "http://127.0.0.1:\(port)")
         try home.ok(["session", "import", "-"], stdin: session)
+    }
+
+    deinit {
+        server.kill()
+        server.wait()
     }
 
     func menu(path: String, timeout: Double = 10) throws -> (RunResult, [String: Any]) {
@@ -58,7 +65,6 @@ import Testing
     }
 
     @Test func theSectionResolvesIntoActionsOnTheAnswer() throws {
-        defer { process.terminate() }
         let (result, section) = try menu(path: "/me")
         #expect(section["type"] as? String == "deferred" && section["state"] as? String == "resolved", "\(section)")
         let children = try #require(section["children"] as? [[String: Any]])
@@ -72,7 +78,6 @@ import Testing
     }
 
     @Test func anErrorStatusShowsAsAFailedEntry() throws {
-        defer { process.terminate() }
         let (_, section) = try menu(path: "/fail")
         #expect(section["state"] as? String == "failed")
         #expect(section["message"] as? String == "HTTP 500")
@@ -80,7 +85,6 @@ import Testing
     }
 
     @Test func aServerThatNeverAnswersShowsAsTimedOut() throws {
-        defer { process.terminate() }
         let (_, section) = try menu(path: "/hang", timeout: 0.5)
         #expect(section["state"] as? String == "timedOut", "\(section)")
         #expect((section["children"] as? [Any])?.isEmpty == true)
@@ -89,7 +93,6 @@ import Testing
     }
 
     @Test func runOfABackendActionThatNeverCameIsNoSuchAction() throws {
-        defer { process.terminate() }
         try home.file("config/config.json", #"{"backend": {"path": "/hang", "timeoutSeconds": 0.5}}"#)
         #expect(try home.run(["run", "backend.field.plan"]).status == 64)
     }
