@@ -97,24 +97,15 @@ public struct CurlTrace: Sendable {
     /// on the last line), then the printable rendering, which is ignored.
     private static func hexBytes(_ line: [UInt8]) -> [UInt8]? {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon >= 4, colon + 1 < line.count,
-              line[..<colon].allSatisfy({ hexValue($0) != nil }) else { return nil }
+              line[..<colon].allSatisfy({ hexDigitValue($0) != nil }) else { return nil }
         var bytes: [UInt8] = []
         var index = colon + 2
         for _ in 0..<16 {
-            guard index + 1 < line.count, let high = hexValue(line[index]), let low = hexValue(line[index + 1]) else { break }
+            guard index + 1 < line.count, let high = hexDigitValue(line[index]), let low = hexDigitValue(line[index + 1]) else { break }
             bytes.append(high << 4 | low)
             index += 3
         }
         return bytes
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     private static func exchange(_ pending: Pending, origin: Double) -> Exchange? {

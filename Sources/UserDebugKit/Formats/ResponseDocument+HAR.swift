@@ -9,10 +9,7 @@ extension ResponseDocument {
     }
 
     static func decodeHAREntry(_ node: DocumentNode) throws(DocumentError) -> BackendResponse {
-        let requestNode = try node.requiredMember("request")
-        _ = try requestNode.object()
-        let responseNode = try node.requiredMember("response")
-        _ = try responseNode.object()
+        let (requestNode, responseNode) = try exchangeNodes(node)
         let request = BackendRequest(
             method: try method(requestNode.requiredMember("method")),
             url: try url(requestNode.requiredMember("url")),

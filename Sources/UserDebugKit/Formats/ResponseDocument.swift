@@ -41,13 +41,19 @@ public enum ResponseDocument {
         return responses
     }
 
-    static func decode(_ node: DocumentNode) throws(DocumentError) -> BackendResponse {
-        _ = try node.object()
-        if isHAREntry(node) { return try decodeHAREntry(node) }
+    /// The `request` and `response` members, both required to be objects (in either format).
+    static func exchangeNodes(_ node: DocumentNode) throws(DocumentError) -> (request: DocumentNode, response: DocumentNode) {
         let requestNode = try node.requiredMember("request")
         _ = try requestNode.object()
         let responseNode = try node.requiredMember("response")
         _ = try responseNode.object()
+        return (requestNode, responseNode)
+    }
+
+    static func decode(_ node: DocumentNode) throws(DocumentError) -> BackendResponse {
+        _ = try node.object()
+        if isHAREntry(node) { return try decodeHAREntry(node) }
+        let (requestNode, responseNode) = try exchangeNodes(node)
         let request = BackendRequest(
             method: try method(requestNode.requiredMember("method")),
             url: try url(requestNode.requiredMember("url")),

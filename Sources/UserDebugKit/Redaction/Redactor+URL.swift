@@ -76,7 +76,7 @@ extension Redactor {
         while index < utf8.count {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%"), index + 2 < utf8.count,
-               let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) {
+               let high = hexDigitValue(utf8[index + 1]), let low = hexDigitValue(utf8[index + 2]) {
                 bytes.append(high << 4 | low)
                 index += 3
             } else {
@@ -85,15 +85,6 @@ extension Redactor {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     /// A body is a form when its content type says so, or, without a content type, when it is
