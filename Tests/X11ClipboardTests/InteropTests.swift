@@ -64,13 +64,30 @@ struct InteropTests {
         }
     }
 
-    @Test func xclipReadsSixtyFourMebibytesFromUs() throws {
+    /// 64 MiB goes by INCR in 168 chunks of at most 400,000 bytes; each reader gets every byte.
+    @Test(arguments: [["xclip", "-o", "-selection", "clipboard"], ["xsel", "-ob"]])
+    func peersReadSixtyFourMebibytesFromUs(_ reader: [String]) throws {
         try withXvfb { x in
             let bytes = Sample.pattern(64 << 20)
             try x.clipboard.copy(Payload(bytes: bytes), options: CopyOptions())
-            let out = try Peer.read(["xclip", "-o", "-selection", "clipboard"], environment: x.environment, limit: 120)
+            let out = try Peer.read(reader, environment: x.environment, limit: 120)
             #expect(out.status == 0)
+            #expect(out.bytes.count == bytes.count)
             expectSameBytes(out.bytes, bytes)
+        }
+    }
+
+    /// The other way round: xclip and xsel own 64 MiB (they send it by INCR in their own chunk
+    /// sizes) and we read all of it.
+    @Test(arguments: [["xclip", "-i", "-selection", "clipboard"], ["xsel", "-ib"]])
+    func weReadSixtyFourMebibytesFromPeers(_ owner: [String]) throws {
+        try withXvfb { x in
+            let bytes = Sample.pattern(64 << 20)
+            _ = try? x.clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 1)  // see weReadWhatXselOwns
+            try Peer.own(owner, input: bytes, environment: x.environment)
+            let read = x.readOnceOwned(until: { $0.count == bytes.count })
+            #expect(read?.count == bytes.count)
+            expectSameBytes(read, bytes)
         }
     }
 
