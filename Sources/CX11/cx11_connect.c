@@ -92,22 +92,78 @@ static int connect_unix(const char *path, int try_abstract, double deadline) {
 }
 
 /*
- * TCP: numeric addresses resolve at once; names go through getaddrinfo (the one step that is
- * not under the deadline: glibc has no asynchronous resolver here). Fills the address used,
- * for the authority lookup.
+ * Resolve `host` under the deadline. Numeric addresses resolve at once, without a thread. Names
+ * go through getaddrinfo_a, which resolves on a thread of glibc's, and gai_suspend waits for it
+ * until the deadline: a DNS server that never answers (the resolver's own timeouts add up to
+ * tens of seconds) cannot hold us. A lookup still running at the deadline is cancelled; if it
+ * cannot be, its request block is left to it (it writes its result there when it ends), which
+ * is a few hundred bytes once per failed connection.
+ * Returns 0 with *list set (freeaddrinfo it), or -1 with errno ETIMEDOUT or EHOSTUNREACH.
+ */
+static int resolve_with_deadline(const char *host, const char *port, double deadline, struct addrinfo **list) {
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV | AI_NUMERICHOST;
+    if (getaddrinfo(host, port, &hints, list) == 0) return 0;
+
+    /* One block for everything the lookup reads or writes, so that it can outlive this call. */
+    size_t host_len = strlen(host) + 1, port_len = strlen(port) + 1;
+    struct lookup {
+        struct gaicb request;
+        struct addrinfo hints;
+        char names[];
+    } *lookup = calloc(1, sizeof *lookup + host_len + port_len);
+    if (lookup == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(lookup->names, host, host_len);
+    memcpy(lookup->names + host_len, port, port_len);
+    lookup->hints.ai_socktype = SOCK_STREAM;
+    lookup->hints.ai_flags = AI_NUMERICSERV;
+    lookup->request.ar_name = lookup->names;
+    lookup->request.ar_service = lookup->names + host_len;
+    lookup->request.ar_request = &lookup->hints;
+    struct gaicb *requests[1] = {&lookup->request};
+    if (getaddrinfo_a(GAI_NOWAIT, requests, 1, NULL) != 0) {
+        free(lookup);
+        errno = EHOSTUNREACH;
+        return -1;
+    }
+    for (;;) {
+        int state = gai_error(&lookup->request);
+        if (state != EAI_INPROGRESS) break;
+        double left = deadline - cx11_now();
+        if (left <= 0) {
+            if (gai_cancel(&lookup->request) == EAI_CANCELED) free(lookup);
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        struct timespec wait = {.tv_sec = (time_t)left, .tv_nsec = (long)((left - (double)(time_t)left) * 1e9)};
+        (void)gai_suspend((const struct gaicb *const *)requests, 1, &wait); /* done, timed out or EINTR: re-check */
+    }
+    int rc = gai_error(&lookup->request);
+    *list = lookup->request.ar_result;
+    free(lookup);
+    if (rc != 0) {
+        if (*list != NULL) freeaddrinfo(*list);
+        *list = NULL;
+        errno = EHOSTUNREACH;
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * TCP: resolve (under the deadline) and connect to the first address that answers. Fills the
+ * address used, for the authority lookup.
  */
 static int connect_tcp(const char *host, int display, double deadline, struct sockaddr_storage *used) {
     char port[16];
     snprintf(port, sizeof port, "%d", 6000 + display);
-    struct addrinfo hints, *list = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV;
-    int rc = getaddrinfo(host, port, &hints, &list);
-    if (rc != 0) {
-        errno = EHOSTUNREACH;
-        return -1;
-    }
+    struct addrinfo *list = NULL;
+    if (resolve_with_deadline(host, port, deadline, &list) != 0) return -1;
     int fd = -1;
     for (struct addrinfo *ai = list; ai != NULL; ai = ai->ai_next) {
         fd = connect_with_deadline(ai->ai_family, ai->ai_addr, ai->ai_addrlen, deadline);
@@ -272,8 +328,12 @@ cx11_status cx11_connect(const char *display, const char *authority, double dead
     }
     if (fd < 0) {
         int saved = errno;
+        if (saved == ETIMEDOUT && addr.transport == CX11_TRANSPORT_TCP)
+            return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: looking up or connecting to the host timed out", display);
         if (saved == ETIMEDOUT)
             return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: connect timed out", display);
+        if (saved == EHOSTUNREACH && addr.transport == CX11_TRANSPORT_TCP)
+            return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: cannot resolve or reach the host", display);
         return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: %s", display, strerror(saved));
     }
 

@@ -185,6 +185,36 @@ import Testing
         #expect(auto.status == 69)
     }
 
+    /// A TCP display whose host name the DNS never answers for (glibc's resolver would wait 5 s
+    /// per attempt): the lookup is under the same 1 s deadline as the rest of connecting. Runs
+    /// in its own mount and network namespace (unshare, as root), where /etc/resolv.conf points at
+    /// a local UDP port that swallows every query.
+    @Test func aDisplayHostWhoseNameNeverResolvesIsExit69NotAHang() throws {
+        let dir = home.root.appendingPathComponent("dns").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try "nameserver 127.0.0.1\noptions timeout:5 attempts:2\n".write(toFile: dir + "/resolv.conf", atomically: true, encoding: .utf8)
+        let script = """
+            ip link set lo up || exit 90
+            mount --bind "$2/resolv.conf" /etc/resolv.conf || exit 91
+            python3 -c '
+            import socket, sys
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 53))
+            open(sys.argv[1], "w").close()
+            while True: s.recvfrom(4096)
+            ' "$2/ready" & sink=$!
+            for _ in $(seq 100); do [ -e "$2/ready" ] && break; sleep 0.05; done
+            timeout -s KILL 3 getent hosts never-answers.example; echo "getent=$?"
+            DISPLAY=never-answers.example:0 timeout -s KILL 4 "$1" copy-id --to clipboard; echo "userdebug=$?"
+            kill $sink
+            """
+        let out = try Peer.read(["unshare", "-mn", "sh", "-c", script, "sh", UserDebugHome.binary, dir], environment: home.environment, limit: 30)
+        let text = String(decoding: out.bytes, as: UTF8.self)
+        // The lookup really hangs here (getent is killed at 3 s), and userdebug gives up on its own.
+        #expect(text.contains("getent=137"), "\(text)")
+        #expect(text.contains("userdebug=69"), "\(text)")
+        #expect(!text.contains("usr_1"), "\(text)")
+    }
+
     @Test func bothWritesTheClipboardAndStdout() throws {
         try withXvfb { x in
             let result = try home.run(["print-response", "--to", "both", "--headers"], extraEnvironment: ["DISPLAY": x.display])

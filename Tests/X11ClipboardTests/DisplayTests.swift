@@ -85,6 +85,21 @@ struct DisplayTests {
         }
     }
 
+    /// A display reached over TCP, by a name (resolved through getaddrinfo_a under the deadline)
+    /// and by numeric addresses (resolved without a thread): each copy is owned and xclip, on the
+    /// local socket of the same server, reads it.
+    @Test(arguments: ["localhost", "127.0.0.1", "[::1]"])
+    func aTCPDisplayIsReachedByNameAndByAddress(host: String) throws {
+        try withXvfb(extraArguments: ["-listen", "tcp", "-ac"]) { x in
+            let tcp = host + x.display  // x.display is ":N"
+            let text = "over tcp to \(host)"
+            try X11Clipboard(display: tcp).copy(Payload(text: text), options: CopyOptions())
+            let out = try Peer.read(["xclip", "-o", "-selection", "clipboard"], environment: x.environment)
+            #expect(out.status == 0)
+            #expect(String(decoding: out.bytes, as: UTF8.self) == text)
+        }
+    }
+
     @Test func aDisplayWithACookieIsReachedWithTheCookieAndRefusedWithoutIt() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cx11-auth-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
