@@ -196,16 +196,26 @@ static void start_leaving(cx11_server *sv) {
     }
     xcb_atom_t targets[8];
     size_t n = cx11_data_targets(sv, targets);
+    /* ICCCM wants a real timestamp on ConvertSelection, and writing the parameter property
+     * yields one: its PropertyNotify carries the server time, and SAVE_TARGETS goes out then
+     * (send_save_targets). The hand-off deadline covers that wait too. */
     xcb_change_property(sv->c, XCB_PROP_MODE_REPLACE, sv->window, sv->atoms[CX11_A_PROPERTY], XCB_ATOM_ATOM, 32,
                         (uint32_t)n, targets);
-    xcb_convert_selection(sv->c, sv->window, sv->atoms[CX11_A_CLIPBOARD_MANAGER], sv->atoms[CX11_A_SAVE_TARGETS],
-                          sv->atoms[CX11_A_PROPERTY], XCB_CURRENT_TIME);
     sv->handoff_pending = 1;
+    sv->handoff_needs_time = 1;
     sv->handoff_deadline = cx11_now() + sv->cfg->options->handoff_timeout;
+}
+
+/* The SAVE_TARGETS request, stamped with the time of the parameter property's change. */
+static void send_save_targets(cx11_server *sv, xcb_timestamp_t time) {
+    sv->handoff_needs_time = 0;
+    xcb_convert_selection(sv->c, sv->window, sv->atoms[CX11_A_CLIPBOARD_MANAGER], sv->atoms[CX11_A_SAVE_TARGETS],
+                          sv->atoms[CX11_A_PROPERTY], time);
 }
 
 static void finish_handoff(cx11_server *sv) {
     sv->handoff_pending = 0;
+    sv->handoff_needs_time = 0;
     give_up(sv); /* a manager that saved the content owns the selection now; then this is a no-op */
 }
 
@@ -226,6 +236,11 @@ static void handle_event(cx11_server *sv, xcb_generic_event_t *ev) {
     }
     case XCB_PROPERTY_NOTIFY: {
         xcb_property_notify_event_t *pn = (xcb_property_notify_event_t *)ev;
+        if (sv->handoff_needs_time && pn->window == sv->window && pn->atom == sv->atoms[CX11_A_PROPERTY] &&
+            pn->state == XCB_PROPERTY_NEW_VALUE) {
+            send_save_targets(sv, pn->time);
+            break;
+        }
         if (pn->state != XCB_PROPERTY_DELETE) break;
         cx11_transfer *t = find_transfer(sv, pn->window, pn->atom);
         if (t != NULL) continue_transfer(sv, t);

@@ -25,6 +25,7 @@ typedef struct cx11_server {
     int owning;             /* we still own the selection */
     int leaving;            /* SIGTERM or lifetime: leave once hand-off and transfers end */
     int handoff_pending;    /* waiting for the clipboard manager's SAVE_TARGETS answer */
+    int handoff_needs_time; /* SAVE_TARGETS waits for the server time of our property change */
     double handoff_deadline;
     double clear_at;        /* secrets: 0 when never */
     double leave_at;        /* lifetime: 0 when never */

@@ -45,6 +45,12 @@ struct ManagerTests {
             let owner = try clipboard.own(Payload(text: "nobody saves me"), options: CopyOptions())
             kill(owner.pid, SIGTERM)
             #expect(eventually { processExited(owner.pid) })
+            // The request it ignored: SAVE_TARGETS with a parameter property and, as ICCCM
+            // asks, a real server timestamp rather than CurrentTime (0).
+            let words = (manager.receiveLine() ?? "").split(separator: " ")
+            #expect(words.count == 4 && words[0] == "request" && words[1] == "SAVE_TARGETS", "\(words)")
+            #expect(words.count == 4 && (UInt32(words[2]) ?? 0) != 0, "\(words)")
+            #expect(words.count == 4 && words[3] != "None", "\(words)")
         }
     }
 }

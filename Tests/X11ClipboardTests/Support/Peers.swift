@@ -70,7 +70,10 @@ extension Peer {
         w.set_selection_owner(d.intern_atom('CLIPBOARD_MANAGER'), X.CurrentTime)
         d.sync()
         print('owning', flush=True)
-        while True: d.next_event()
+        while True:
+            e = d.next_event()
+            if e.type == X.SelectionRequest:  # say what was asked, never answer
+                print('request', d.get_atom_name(e.target), e.time, d.get_atom_name(e.property) if e.property else 'None', flush=True)
         """
 
     /// Prints "yes" once CLIPBOARD_MANAGER has an owner (within 10 s), else "no".
