@@ -136,6 +136,21 @@ if [[ $what == all || $what == clipboard ]]; then
     --prepare "sh -c '$ud copy -q < $work/big'" -n 'from userdebug' "sh -c 'xclip -o -selection clipboard > /dev/null'" \
     --prepare "sh -c 'xclip -selection clipboard < $work/big'" -n 'from xclip' "sh -c 'xclip -o -selection clipboard > /dev/null'"
   python3 Scripts/bench_table.py "$work/throughput.json"
+  echo; echo "### hand-off at once (copy --hand-off) with csd-clipboard managing this display"
+  NO_AT_BRIDGE=1 dbus-run-session -- csd-clipboard >/dev/null 2>&1 &
+  manager_pid=$!
+  python3 -c 'import time
+from Xlib import display
+d = display.Display(); a = d.intern_atom("CLIPBOARD_MANAGER")
+for _ in range(200):
+    o = d.get_selection_owner(a)
+    if getattr(o, "id", o): break
+    time.sleep(0.05)'
+  python3 Scripts/handoff_bench.py "$ud" 30
+  kill "$manager_pid" 2>/dev/null || true
+  pkill -f "^csd-clipboard" 2>/dev/null || true
+  wait "$manager_pid" 2>/dev/null || true
+
   echo; echo "### owner peak memory serving 128 MiB (VmHWM of the background owner)"
   "$ud" copy -q < "$work/big"
   sleep 0.5

@@ -175,14 +175,8 @@ static void give_up(cx11_server *sv) {
     sv->owning = 0;
 }
 
-/* SIGTERM or lifetime: ask a clipboard manager to save the content (bounded), then give up. */
-static void start_leaving(cx11_server *sv) {
-    if (sv->leaving) return;
-    sv->leaving = 1;
-    if (!sv->owning || !cx11_can_hand_off(sv)) {
-        give_up(sv);
-        return;
-    }
+/* Does a clipboard manager own CLIPBOARD_MANAGER? (A round trip, bounded at 1 s.) */
+static int manager_present(cx11_server *sv) {
     xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(sv->c, sv->atoms[CX11_A_CLIPBOARD_MANAGER]);
     xcb_generic_error_t *xerr = NULL;
     int timed_out = 0;
@@ -190,10 +184,16 @@ static void start_leaving(cx11_server *sv) {
     free(xerr);
     int manager = r != NULL && r->owner != XCB_NONE;
     free(r);
-    if (!manager) {
-        give_up(sv);
-        return;
-    }
+    return manager;
+}
+
+/*
+ * Ask the clipboard manager to save our content, if there is one and the content may be handed
+ * to it; returns whether it was asked. The answer (or the bound) ends the hand-off in
+ * finish_handoff.
+ */
+static int ask_manager(cx11_server *sv) {
+    if (!sv->owning || !cx11_can_hand_off(sv) || !manager_present(sv)) return 0;
     xcb_atom_t targets[8];
     size_t n = cx11_data_targets(sv, targets);
     /* ICCCM wants a real timestamp on ConvertSelection, and writing the parameter property
@@ -204,6 +204,15 @@ static void start_leaving(cx11_server *sv) {
     sv->handoff_pending = 1;
     sv->handoff_needs_time = 1;
     sv->handoff_deadline = cx11_now() + sv->cfg->options->handoff_timeout;
+    return 1;
+}
+
+/* SIGTERM or lifetime: ask a clipboard manager to save the content (bounded), then give up. */
+static void start_leaving(cx11_server *sv) {
+    if (sv->leaving) return;
+    sv->leaving = 1;
+    if (sv->handoff_pending) return; /* a hand-off at once is under way: its end gives up now */
+    if (!ask_manager(sv)) give_up(sv);
 }
 
 /* The SAVE_TARGETS request, stamped with the time of the parameter property's change. */
@@ -213,10 +222,15 @@ static void send_save_targets(cx11_server *sv, xcb_timestamp_t time) {
                           sv->atoms[CX11_A_PROPERTY], time);
 }
 
-static void finish_handoff(cx11_server *sv) {
+/*
+ * The manager answered (`saved`: its SelectionNotify names our property) or the bound passed
+ * (`saved` 0). Leaving, we give up either way. A hand-off at once gives up only when the content
+ * was saved (the manager serves it from then on) and otherwise keeps serving, as if never asked.
+ */
+static void finish_handoff(cx11_server *sv, int saved) {
     sv->handoff_pending = 0;
     sv->handoff_needs_time = 0;
-    give_up(sv); /* a manager that saved the content owns the selection now; then this is a no-op */
+    if (sv->leaving || saved) give_up(sv); /* a manager that took the selection already: a no-op */
 }
 
 static void handle_event(cx11_server *sv, xcb_generic_event_t *ev) {
@@ -251,7 +265,9 @@ static void handle_event(cx11_server *sv, xcb_generic_event_t *ev) {
         break;
     case XCB_SELECTION_NOTIFY: {
         xcb_selection_notify_event_t *sn = (xcb_selection_notify_event_t *)ev;
-        if (sv->handoff_pending && sn->selection == sv->atoms[CX11_A_CLIPBOARD_MANAGER]) finish_handoff(sv);
+        if (sv->handoff_pending && !sv->handoff_needs_time && sn->requestor == sv->window &&
+            sn->selection == sv->atoms[CX11_A_CLIPBOARD_MANAGER] && sn->target == sv->atoms[CX11_A_SAVE_TARGETS])
+            finish_handoff(sv, sn->property != XCB_NONE);
         break;
     }
     default:
@@ -273,7 +289,7 @@ static double run_timers(cx11_server *sv) {
         sv->leave_at = 0;
         start_leaving(sv);
     }
-    if (sv->handoff_pending && now >= sv->handoff_deadline) finish_handoff(sv);
+    if (sv->handoff_pending && now >= sv->handoff_deadline) finish_handoff(sv, 0);
     for (size_t i = 0; i < sv->count; i++) CX11_NEXT(sv->transfers[i].deadline);
     CX11_NEXT(sv->clear_at);
     CX11_NEXT(sv->leave_at);
@@ -332,6 +348,7 @@ void cx11_serve(const cx11_serve_config *config) {
     sv.chunk = max_bytes > 1024 ? (size_t)(max_bytes - 64) : 1024;
     if (sv.chunk > CX11_MAX_CHUNK) sv.chunk = CX11_MAX_CHUNK;
     cx11_scan_text(&sv);
+    if (o->handoff_at_once) ask_manager(&sv);
 
     for (;;) {
         xcb_generic_event_t *ev;

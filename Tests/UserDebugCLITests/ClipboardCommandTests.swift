@@ -215,6 +215,34 @@ import Testing
         #expect(!text.contains("usr_1"), "\(text)")
     }
 
+    /// The background owners started for this test's home: processes whose environment has our
+    /// USERDEBUG_HOME (the owner is forked from the command, so it inherits it).
+    func owners() -> [Int32] {
+        let marker = Array("USERDEBUG_HOME=\(home.root.path)".utf8) + [0]
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { Int32($0) } ?? []
+        return pids.filter { pid in
+            guard !processExited(pid), let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+            return Array(environ).split(separator: 0, omittingEmptySubsequences: true).contains { Array($0) + [0] == marker }
+        }
+    }
+
+    /// `--hand-off` and `clipboard.handOffAtOnce`: with csd-clipboard running, the owner hands the
+    /// content over and leaves; the content stays pasteable. Without either, the owner stays.
+    @Test func handOffLeavesNoOwnerBehindWithAClipboardManager() throws {
+        try withCSDClipboard { x in
+            try home.ok(["copy-id", "--to", "clipboard"], extraEnvironment: ["DISPLAY": x.display])
+            #expect(owners().count == 1, "without --hand-off our owner serves")
+            try home.ok(["dump-json", "--to", "clipboard", "--hand-off"], extraEnvironment: ["DISPLAY": x.display])
+            #expect(eventually { owners().isEmpty }, "\(owners())")
+            #expect(String(decoding: try xclipOut(x).bytes, as: UTF8.self).contains("\"identifier\""))
+
+            try home.file("config/config.json", #"{"clipboard": {"handOffAtOnce": true}}"#)
+            try home.ok(["copy-id", "--to", "clipboard"], extraEnvironment: ["DISPLAY": x.display])
+            #expect(eventually { owners().isEmpty }, "\(owners())")
+            #expect(try xclipOut(x).bytes == Array("usr_1".utf8))
+        }
+    }
+
     @Test func bothWritesTheClipboardAndStdout() throws {
         try withXvfb { x in
             let result = try home.run(["print-response", "--to", "both", "--headers"], extraEnvironment: ["DISPLAY": x.display])

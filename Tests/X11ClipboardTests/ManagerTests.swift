@@ -10,28 +10,68 @@ struct ManagerTests {
     /// and fetches everything with one MULTIPLE request.
     @Test
     func csdClipboardKeepsOurContentAfterOurOwnerLeaves() throws {
-        try #require(
-            FileManager.default.isExecutableFile(atPath: "/usr/bin/csd-clipboard"),
-            "csd-clipboard is missing: Scripts/deps.sh installs cinnamon-settings-daemon")
-        try withXvfb { x in
-            var environment = x.environment
-            environment["NO_AT_BRIDGE"] = "1"  // no accessibility bus to outlive the test
-            let manager = try Peer.start(
-                ["/usr/bin/dbus-run-session", "--", "/usr/bin/csd-clipboard"], environment: environment)
-            defer {
-                // csd-clipboard exits when its display goes; dbus-run-session then stops its bus.
-                x.stop()
-                if !eventually({ processExited(manager.pid) }) { manager.kill() }
-                manager.wait()
-            }
-            let present = try Peer.read([Peer.python, "-c", Peer.managerPresent], environment: x.environment)
-            #expect(String(decoding: present.bytes, as: UTF8.self) == "yes\n")
-
+        try withCSDClipboard { x in
             let text = Array("kept by the manager: Zoë".utf8)
             let owner = try x.clipboard.own(Payload(bytes: text), options: CopyOptions())
             kill(owner.pid, SIGTERM)
             #expect(eventually { processExited(owner.pid) })
             expectSameBytes(x.readOnceOwned(), text)
+        }
+    }
+
+    /// Handing off at once: the owner asks csd-clipboard to save the content as soon as it
+    /// serves and leaves by itself once it is saved; the content stays pasteable, now from the
+    /// manager.
+    @Test
+    func handingOffAtOnceLeavesNoOwnerBehindAndKeepsTheContent() throws {
+        try withCSDClipboard { x in
+            let text = Array("handed off at once: 名前".utf8)
+            let owner = try x.clipboard.own(Payload(bytes: text), options: CopyOptions(handOffAtOnce: true))
+            #expect(eventually { processExited(owner.pid) }, "the owner should leave once the manager saved the content")
+            expectSameBytes(x.readOnceOwned(), text)
+            let out = try Peer.read(["xclip", "-o", "-selection", "clipboard"], environment: x.environment)
+            #expect(out.bytes == text)
+        }
+    }
+
+    /// Secrets are never handed to a manager, at once or later: the owner keeps serving.
+    @Test
+    func aSecretIsNotHandedOffAtOnce() throws {
+        try withCSDClipboard { x in
+            let owner = try x.clipboard.own(
+                Payload(bytes: Array("s3cret".utf8), isSecret: true), options: CopyOptions(clearSecretAfter: nil, handOffAtOnce: true))
+            defer { kill(owner.pid, SIGKILL) }
+            expectSameBytes(x.readOnceOwned(), Array("s3cret".utf8))
+            #expect(!processExited(owner.pid))
+        }
+    }
+
+    /// Without a manager there is nobody to hand to: the owner serves as usual.
+    @Test
+    func withoutAManagerHandingOffAtOnceKeepsServing() throws {
+        try withXvfb { x in
+            let owner = try x.clipboard.own(Payload(text: "nobody to hand to"), options: CopyOptions(handOffAtOnce: true))
+            defer { kill(owner.pid, SIGKILL) }
+            expectSameBytes(x.readOnceOwned(), Array("nobody to hand to".utf8))
+            #expect(!processExited(owner.pid))
+        }
+    }
+
+    /// A manager that never answers (xfce4-clipman) gets asked, the bound passes, and the owner
+    /// goes on serving rather than leaving the content with nobody.
+    @Test
+    func aSilentManagerDoesNotEndAHandOffAtOnceServing() throws {
+        try withXvfb { x in
+            let manager = try Peer.start([Peer.python, "-c", Peer.silentManager], environment: x.environment)
+            defer { manager.kill(); manager.wait() }
+            #expect(manager.receiveLine() == "owning")
+            let clipboard = X11Clipboard(display: x.display, handOffTimeout: 0.2)
+            let owner = try clipboard.own(Payload(text: "still served"), options: CopyOptions(handOffAtOnce: true))
+            defer { kill(owner.pid, SIGKILL) }
+            #expect(manager.receiveLine()?.hasPrefix("request SAVE_TARGETS ") == true)
+            usleep(600_000)  // past the 0.2 s bound: not a timing assertion, the owner must simply still be there
+            expectSameBytes(x.readOnceOwned(), Array("still served".utf8))
+            #expect(!processExited(owner.pid))
         }
     }
 

@@ -110,6 +110,11 @@ typedef struct cx11_own_options {
     int single_fork;        /* nonzero: fork once (for a caller about to exit; its child is then
                                reparented, and the caller's SIGHUP is set to ignored);
                                zero: fork twice so a long-lived caller keeps no zombie */
+    int handoff_at_once;    /* nonzero: as soon as it serves, the owner asks a clipboard manager
+                               (if one owns CLIPBOARD_MANAGER) to SAVE_TARGETS, and leaves once it
+                               reports the content saved; with no manager, a refusal, or no answer
+                               within handoff_timeout it keeps serving as usual. CLIPBOARD only,
+                               never for secrets. */
 } cx11_own_options;
 
 /*

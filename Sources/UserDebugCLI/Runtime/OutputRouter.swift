@@ -12,6 +12,8 @@ enum OutputTarget: String, CaseIterable, Sendable {
     static let option = OptionSpec.value(
         "to", "TARGET", "Where the result goes: auto, stdout, clipboard, primary or both (default auto).")
     static let lifetimeOption = OptionSpec.value("lifetime", "SECONDS", "Stop serving the selection after this many seconds.")
+    static let handOffOption = OptionSpec.flag(
+        "hand-off", "Hand the content to a running clipboard manager at once and stop serving (keep serving without one).")
 }
 
 /// Sends payloads to the target chosen by `--to`, the config and the kind of stdout.
@@ -70,7 +72,8 @@ struct OutputRouter {
             clearSecretAfter: config.clipboard.secretClearSeconds,
             lifetime: config.clipboard.lifetimeSeconds,
             connectTimeout: config.clipboard.connectTimeoutSeconds,
-            transferTimeout: config.clipboard.transferTimeoutSeconds)
+            transferTimeout: config.clipboard.transferTimeoutSeconds,
+            handOffAtOnce: config.clipboard.handOffAtOnce || invocation.arguments.has("hand-off"))
         if let lifetime = invocation.arguments.value("lifetime") {
             guard let seconds = Double(lifetime), seconds > 0 else {
                 throw CommandError(.usage, "--lifetime needs a positive number of seconds, got '\(lifetime)'")

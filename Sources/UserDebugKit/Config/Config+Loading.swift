@@ -83,7 +83,7 @@ extension Config {
     }
 
     private static func readClipboard(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
-        let keys = ["secretClearSeconds", "lifetimeSeconds", "transferTimeoutSeconds", "connectTimeoutSeconds"]
+        let keys = ["secretClearSeconds", "lifetimeSeconds", "transferTimeoutSeconds", "connectTimeoutSeconds", "handOffAtOnce"]
         let object = try reader.members(value, at: "clipboard", known: keys)
         if let value = object["secretClearSeconds"] {
             config.clipboard.secretClearSeconds = try reader.positiveSeconds(value, at: "clipboard.secretClearSeconds", allowsNull: true)
@@ -98,6 +98,9 @@ extension Config {
         if let value = object["connectTimeoutSeconds"],
            let seconds = try reader.positiveSeconds(value, at: "clipboard.connectTimeoutSeconds", allowsNull: false) {
             config.clipboard.connectTimeoutSeconds = seconds
+        }
+        if let value = object["handOffAtOnce"] {
+            config.clipboard.handOffAtOnce = try reader.flag(value, at: "clipboard.handOffAtOnce")
         }
     }
 

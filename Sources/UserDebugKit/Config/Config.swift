@@ -86,18 +86,22 @@ public struct Config: Sendable, Equatable {
         public var transferTimeoutSeconds: Double
         /// Seconds to wait for the X server to answer before falling back to stdout.
         public var connectTimeoutSeconds: Double
+        /// With a clipboard manager running, hand the content to it at once and stop serving.
+        public var handOffAtOnce: Bool
 
         /// Clipboard timings.
         public init(
             secretClearSeconds: Double? = 30,
             lifetimeSeconds: Double? = nil,
             transferTimeoutSeconds: Double = 10,
-            connectTimeoutSeconds: Double = 1
+            connectTimeoutSeconds: Double = 1,
+            handOffAtOnce: Bool = false
         ) {
             self.secretClearSeconds = secretClearSeconds
             self.lifetimeSeconds = lifetimeSeconds
             self.transferTimeoutSeconds = transferTimeoutSeconds
             self.connectTimeoutSeconds = connectTimeoutSeconds
+            self.handOffAtOnce = handOffAtOnce
         }
     }
 

@@ -56,6 +56,12 @@ struct ConfigReader {
         }
     }
 
+    /// `true` or `false`.
+    func flag(_ value: JSONValue, at key: String) throws(ConfigError) -> Bool {
+        guard case .bool(let flag) = value else { throw error(key, "expected true or false, got \(value.kindName)") }
+        return flag
+    }
+
     /// One of a fixed set of words.
     func choice<Choice: RawRepresentable & CaseIterable>(_ value: JSONValue, at key: String, as type: Choice.Type) throws(ConfigError) -> Choice
     where Choice.RawValue == String {

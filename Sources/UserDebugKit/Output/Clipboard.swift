@@ -18,6 +18,10 @@ public struct CopyOptions: Sendable, Hashable {
     public var connectTimeout: Double
     /// How long one transfer to one requestor may stall before it is dropped.
     public var transferTimeout: Double
+    /// Hand the content to a running clipboard manager (SAVE_TARGETS) as soon as the owner
+    /// serves, and stop serving once it is saved; with no manager, or one that does not save it,
+    /// keep serving. CLIPBOARD only; never for secrets.
+    public var handOffAtOnce: Bool
 
     /// Options with the defaults of the product.
     public init(
@@ -25,13 +29,15 @@ public struct CopyOptions: Sendable, Hashable {
         clearSecretAfter: Double? = 30,
         lifetime: Double? = nil,
         connectTimeout: Double = 1,
-        transferTimeout: Double = 10
+        transferTimeout: Double = 10,
+        handOffAtOnce: Bool = false
     ) {
         self.selection = selection
         self.clearSecretAfter = clearSecretAfter
         self.lifetime = lifetime
         self.connectTimeout = connectTimeout
         self.transferTimeout = transferTimeout
+        self.handOffAtOnce = handOffAtOnce
     }
 }
 

@@ -91,7 +91,8 @@ enum CX11Calls {
                     clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
                     lifetime: options.lifetime ?? 0,
                     handoff_timeout: handOffTimeout,
-                    single_fork: singleFork ? 1 : 0
+                    single_fork: singleFork ? 1 : 0,
+                    handoff_at_once: options.handOffAtOnce ? 1 : 0
                 )
                 return payload.bytes.withUnsafeBufferPointer { bytes in
                     cx11_own(&o, bytes.baseAddress, bytes.count, &pid, &err)

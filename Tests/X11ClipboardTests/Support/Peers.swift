@@ -76,16 +76,4 @@ extension Peer {
                 print('request', d.get_atom_name(e.target), e.time, d.get_atom_name(e.property) if e.property else 'None', flush=True)
         """
 
-    /// Prints "yes" once CLIPBOARD_MANAGER has an owner (within 10 s), else "no".
-    static let managerPresent = """
-        import time
-        from Xlib import display
-        d = display.Display()
-        a = d.intern_atom('CLIPBOARD_MANAGER')
-        for _ in range(200):
-            o = d.get_selection_owner(a)
-            if getattr(o, 'id', o): print('yes'); break
-            time.sleep(0.05)
-        else: print('no')
-        """
 }
