@@ -5,6 +5,7 @@
 #   Scripts/bench.sh startup    copy-id --to stdout beside /bin/true and printf
 #   Scripts/bench.sh store      print-response last at 10 vs 1,000,000 responses; library record rate
 #   Scripts/bench.sh clipboard  copy latency vs xclip/xsel, stale reads, 128 MiB throughput (own Xvfb)
+#   Scripts/bench.sh profile    where copy-id --to clipboard spends its CPU (perf, by phase)
 #   Scripts/bench.sh before REV  the hotkey path (copy-id to stdout and to the clipboard) of REV
 #                               beside this tree's, in one run (REV built in a temporary worktree)
 set -euo pipefail
@@ -61,6 +62,16 @@ if [[ $what == before ]]; then
     -n 'copy-id --to clipboard (this tree)' "$ud copy-id --to clipboard -q"
   python3 Scripts/bench_table.py "$work/before.json"
   git worktree remove --force "$work/before"
+fi
+
+if [[ $what == profile ]]; then
+  echo; echo "## profile: copy-id --to clipboard, 200 runs under perf record (CPU samples by phase)"
+  mkdir -p "$work/prof"
+  USERDEBUG_HOME=$work/prof "$ud" session import config/sample-session.json -q
+  start_xvfb
+  USERDEBUG_HOME=$work/prof perf record -q -o "$work/perf.data" -F 20000 --call-graph dwarf,16384 -- \
+    bash -c "for i in \$(seq 200); do '$ud' copy-id --to clipboard -q; done" >/dev/null 2>&1
+  perf script -i "$work/perf.data" --comm userdebug -F ip,sym 2>/dev/null | python3 Scripts/perf_phases.py
 fi
 
 if [[ $what == all || $what == startup ]]; then

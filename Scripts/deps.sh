@@ -15,7 +15,7 @@ packages=(
   zsh fish groff-base                         # completion syntax checks, man page rendering
 )
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(hyperfine)
+  packages+=(hyperfine linux-perf)  # perf: Scripts/bench.sh profile
 fi
 
 # Real consumers of the exports, from PyPI, in a venv of Debian's python3 (not whatever python3

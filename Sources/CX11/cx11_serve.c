@@ -26,6 +26,8 @@ _Static_assert(sizeof(cx11_wire_event) == 32, "SendEvent reads exactly 32 bytes"
 
 /* Tk refuses properties above this; also a sensible INCR chunk for everyone else. */
 enum { CX11_MAX_CHUNK = 400000 };
+/* The payload scan's slice while idle: well under a millisecond of work. */
+enum { CX11_SCAN_SLICE = 1 << 21 };
 
 /* Is X time a at or after b, across the 32-bit wrap? */
 static int time_not_before(xcb_timestamp_t a, xcb_timestamp_t b) { return (int32_t)(a - b) >= 0; }
@@ -347,8 +349,7 @@ void cx11_serve(const cx11_serve_config *config) {
     uint64_t max_bytes = (uint64_t)xcb_get_maximum_request_length(sv.c) * 4;
     sv.chunk = max_bytes > 1024 ? (size_t)(max_bytes - 64) : 1024;
     if (sv.chunk > CX11_MAX_CHUNK) sv.chunk = CX11_MAX_CHUNK;
-    cx11_scan_text(&sv);
-    if (o->handoff_at_once) ask_manager(&sv);
+    if (o->handoff_at_once) ask_manager(&sv); /* its target list needs the payload scan: done at once */
 
     for (;;) {
         xcb_generic_event_t *ev;
@@ -368,13 +369,18 @@ void cx11_serve(const cx11_serve_config *config) {
             free(ev);
             continue;
         }
+        /* Scan the payload only while no transfer runs: on a 128 MiB paste the scan would take a
+         * CPU from the requestor and the X server, which do most of the work. */
+        int scan_idle = !sv.scanned && sv.count == 0;
         int timeout = -1;
         if (next > 0) {
             double left = next - cx11_now();
             timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
         }
+        if (scan_idle) timeout = 0;
         struct pollfd pfd[2] = {{.fd = xfd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
         int r = poll(pfd, sfd >= 0 ? 2 : 1, timeout);
+        if (r == 0 && scan_idle) (void)cx11_scan_text_step(&sv, CX11_SCAN_SLICE);
         if (r < 0 && errno != EINTR) _exit(1);
         if (r > 0 && sfd >= 0 && (pfd[1].revents & POLLIN)) {
             struct signalfd_siginfo info;

@@ -31,8 +31,10 @@ typedef struct cx11_server {
     double leave_at;        /* lifetime: 0 when never */
     cx11_transfer *transfers;
     size_t count, capacity;
-    /* Facts about the payload, computed on first need. */
+    /* Facts about the payload: computed in slices while idle, or at once on first need. */
     int scanned, is_utf8, is_ascii, is_latin1;
+    size_t scan_pos;        /* how far the idle scan got; what it saw so far: */
+    int scan_non_ascii, scan_non_latin1;
     uint8_t *latin1;
     size_t latin1_len;
 } cx11_server;
@@ -47,8 +49,10 @@ typedef struct cx11_conversion {
 } cx11_conversion;
 
 /* Fill cv for target; 0 when the target is refused. cv->data may point into cv->scratch. */
-/* Classifies the payload once (valid UTF-8? ASCII? Latin-1?); called as serving starts so the
- * first request does not wait for a scan of a large payload. */
+/* Classifies the payload (valid UTF-8? ASCII? Latin-1?). The server runs it in slices of max
+ * bytes while idle, so it neither delays the first request nor competes with a transfer for the
+ * CPU; cx11_scan_text finishes it at once when a target needs the answer before that. */
+int cx11_scan_text_step(cx11_server *sv, size_t max);
 void cx11_scan_text(cx11_server *sv);
 
 int cx11_convert(cx11_server *sv, xcb_atom_t target, cx11_conversion *cv);

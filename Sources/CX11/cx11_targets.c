@@ -2,23 +2,27 @@
 #define _GNU_SOURCE
 #include "cx11_serve.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One pass over the bytes: is it valid UTF-8, ASCII, and representable in Latin-1? */
-void cx11_scan_text(cx11_server *sv) {
+/* One pass over the bytes, resumable: is it valid UTF-8, ASCII, and representable in Latin-1?
+ * Stops after about max bytes at a character boundary; 1 once the payload is classified. */
+int cx11_scan_text_step(cx11_server *sv, size_t max) {
+    if (sv->scanned) return 1;
     const uint8_t *p = sv->cfg->bytes;
-    size_t n = sv->cfg->len, i = 0;
-    int ascii = 1, utf8 = 1, latin1 = 1;
-    while (i < n) {
+    size_t n = sv->cfg->len, i = sv->scan_pos;
+    size_t stop = n - i > max ? i + max : n;
+    int ascii = !sv->scan_non_ascii, utf8 = 1, latin1 = !sv->scan_non_latin1;
+    while (i < stop) {
         /* ASCII runs eight bytes at a time: a 128 MiB payload is scanned at memory speed. */
-        while (i + 8 <= n) {
+        while (i + 8 <= stop) {
             uint64_t word;
             memcpy(&word, p + i, sizeof word);
             if (word & 0x8080808080808080ULL) break;
             i += 8;
         }
-        if (i >= n) break;
+        if (i >= stop) break;
         uint8_t b = p[i];
         if (b < 0x80) {
             i++;
@@ -46,19 +50,29 @@ void cx11_scan_text(cx11_server *sv) {
         if (cp > 0xFF) latin1 = 0;
         i += need + 1;
     }
+    sv->scan_pos = i;
+    sv->scan_non_ascii = !ascii;
+    sv->scan_non_latin1 = !latin1;
+    if (utf8 && i < n) return 0;
     sv->scanned = 1;
     sv->is_utf8 = utf8;
     sv->is_ascii = ascii && utf8;
     sv->is_latin1 = utf8 && latin1;
+    return 1;
 }
 
+void cx11_scan_text(cx11_server *sv) { (void)cx11_scan_text_step(sv, SIZE_MAX); }
+
 static int offers_text(cx11_server *sv) {
+    if (sv->cfg->options->kind != CX11_KIND_BINARY) return 1;
     if (!sv->scanned) cx11_scan_text(sv);
-    return sv->cfg->options->kind != CX11_KIND_BINARY || sv->is_utf8;
+    return sv->is_utf8;
 }
 
 static int offers_latin1(cx11_server *sv) {
-    return offers_text(sv) && sv->is_latin1;
+    if (!offers_text(sv)) return 0;
+    if (!sv->scanned) cx11_scan_text(sv);
+    return sv->is_latin1;
 }
 
 /* Latin-1 bytes of a representable payload; ASCII needs no copy. NULL when out of memory. */
