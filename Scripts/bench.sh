@@ -126,6 +126,12 @@ if [[ $what == all || $what == clipboard ]]; then
     -n 'printf ID | xsel -ib' "sh -c 'printf usr_8f14e45f | xsel -ib'" \
     -n 'printf ID | userdebug copy' "sh -c 'printf usr_8f14e45f | $ud copy -q'"
   python3 Scripts/bench_table.py "$work/copy.json"
+  echo; echo "### copy latency, interleaved (every round runs each command once, rotating the order)"
+  USERDEBUG_HOME=$work/clip python3 Scripts/interleave.py "$runs" \
+    "$ud copy-id --to clipboard -q" \
+    "sh -c 'printf usr_8f14e45f | xclip -selection clipboard'" \
+    "sh -c 'printf usr_8f14e45f | xsel -ib'" \
+    "sh -c 'printf usr_8f14e45f | $ud copy -q'"
   echo; echo "### stale reads: 100 rounds of copy then paste by xclip -o"
   for tool in userdebug xsel xclip; do
     stale=0
@@ -150,7 +156,7 @@ if [[ $what == all || $what == clipboard ]]; then
   echo; echo "### hand-off at once (copy --hand-off) with csd-clipboard managing this display"
   NO_AT_BRIDGE=1 dbus-run-session -- csd-clipboard >/dev/null 2>&1 &
   manager_pid=$!
-  python3 -c 'import time
+  /usr/bin/python3 -c 'import time
 from Xlib import display
 d = display.Display(); a = d.intern_atom("CLIPBOARD_MANAGER")
 for _ in range(200):

@@ -45,7 +45,10 @@ cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size
     double deadline = cx11_now() + options->connect_timeout;
     cx11_session s;
     xcb_timestamp_t acquired = 0;
-    cx11_status st = cx11_session_open(&s, options->display, options->authority, deadline, &acquired, err);
+    /* A caller that exits soon owns its process: it may bound the connect with a timer signal,
+     * which costs far less than the watchdog thread (cx11_connect.c). */
+    int flags = options->single_fork ? CX11_CONNECT_TIMER_SIGNAL : 0;
+    cx11_status st = cx11_session_open(&s, options->display, options->authority, deadline, flags, &acquired, err);
     if (st != CX11_OK) return st;
 
     xcb_atom_t selection = cx11_selection_atom(&s, options->selection);

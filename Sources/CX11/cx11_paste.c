@@ -87,7 +87,7 @@ cx11_status cx11_paste(const char *display, const char *authority, cx11_selectio
     double deadline = cx11_now() + timeout;
     cx11_session s;
     xcb_timestamp_t now = 0;
-    cx11_status st = cx11_session_open(&s, display, authority, deadline, &now, err);
+    cx11_status st = cx11_session_open(&s, display, authority, deadline, 0, &now, err);
     if (st != CX11_OK) return st;
 
     xcb_intern_atom_cookie_t ck = xcb_intern_atom(s.c, 0, (uint16_t)strlen(target), target);

@@ -105,10 +105,10 @@ static cx11_status timeout_or_lost(xcb_connection_t *c, int timed_out, const cha
 }
 
 cx11_status cx11_session_open(cx11_session *s, const char *display, const char *authority,
-                              double deadline, xcb_timestamp_t *timestamp, cx11_error *err) {
+                              double deadline, int flags, xcb_timestamp_t *timestamp, cx11_error *err) {
     memset(s, 0, sizeof *s);
     int screen_number = 0;
-    cx11_status st = cx11_connect(display, authority, deadline, &s->c, &screen_number, err);
+    cx11_status st = cx11_connect(display, authority, deadline, flags, &s->c, &screen_number, err);
     if (st != CX11_OK) return st;
 
     xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(s->c));
@@ -174,7 +174,7 @@ cx11_status cx11_clear(const char *display, const char *authority, cx11_selectio
     double deadline = cx11_now() + timeout;
     cx11_session s;
     xcb_timestamp_t now = 0;
-    cx11_status st = cx11_session_open(&s, display, authority, deadline, &now, err);
+    cx11_status st = cx11_session_open(&s, display, authority, deadline, 0, &now, err);
     if (st != CX11_OK) return st;
     xcb_set_selection_owner(s.c, XCB_NONE, cx11_selection_atom(&s, selection), now);
     /* A round trip makes sure the server processed it before we disconnect. */

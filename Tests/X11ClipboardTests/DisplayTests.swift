@@ -85,6 +85,38 @@ struct DisplayTests {
         }
     }
 
+    /// A caller that exits soon (the CLI) bounds the handshake with a timer signal to its own
+    /// thread rather than a watchdog thread; the silent server still fails at the deadline, and
+    /// the signal's disposition and the thread's mask are as they were before.
+    @Test func theTimerSignalBoundFailsAtTheDeadlineAndRestoresTheSignal() throws {
+        let silent = try SilentServer()
+        defer { silent.close() }
+        let signal = __libc_current_sigrtmin() + 3
+        var before = sigaction()
+        var after = sigaction()
+        var maskBefore = sigset_t()
+        var maskAfter = sigset_t()
+        sigaction(signal, nil, &before)
+        pthread_sigmask(SIG_SETMASK, nil, &maskBefore)
+        let clipboard = X11Clipboard(display: silent.display, callerExitsSoon: true)
+        let outcome = Result { () throws(ClipboardError) in
+            try clipboard.copy(Payload(text: "x"), options: CopyOptions(connectTimeout: 0.3))
+        }
+        guard case .failure(.noDisplay(let reason)) = outcome else {
+            Issue.record("expected noDisplay, got \(outcome)")
+            return
+        }
+        #expect(reason.contains("did not answer"), "\(reason)")
+        sigaction(signal, nil, &after)
+        pthread_sigmask(SIG_SETMASK, nil, &maskAfter)
+        let handlerBefore = withUnsafeBytes(of: before.__sigaction_handler) { Array($0) }
+        let handlerAfter = withUnsafeBytes(of: after.__sigaction_handler) { Array($0) }
+        #expect(handlerBefore == handlerAfter)
+        let restorer: Int32 = 0x0400_0000  // SA_RESTORER: glibc adds it to whatever it installs
+        #expect(before.sa_flags & ~restorer == after.sa_flags & ~restorer)
+        #expect(sigismember(&maskBefore, signal) == sigismember(&maskAfter, signal))
+    }
+
     /// A display reached over TCP, by a name (resolved through getaddrinfo_a under the deadline)
     /// and by numeric addresses (resolved without a thread): each copy is owned and xclip, on the
     /// local socket of the same server, reads it.
