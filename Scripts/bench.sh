@@ -132,6 +132,10 @@ if [[ $what == all || $what == clipboard ]]; then
     "sh -c 'printf usr_8f14e45f | xclip -selection clipboard'" \
     "sh -c 'printf usr_8f14e45f | xsel -ib'" \
     "sh -c 'printf usr_8f14e45f | $ud copy -q'"
+  echo; echo "### paste latency, interleaved (the selection owned by userdebug)"
+  USERDEBUG_HOME=$work/clip "$ud" copy-id --to clipboard -q
+  USERDEBUG_HOME=$work/clip python3 Scripts/interleave.py "$runs" \
+    "$ud paste" "xclip -o -selection clipboard" "xsel -ob"
   echo; echo "### stale reads: 100 rounds of copy then paste by xclip -o"
   for tool in userdebug xsel xclip; do
     stale=0

@@ -79,15 +79,16 @@ static cx11_status read_incr(cx11_session *s, xcb_atom_t property, uint32_t size
 }
 
 cx11_status cx11_paste(const char *display, const char *authority, cx11_selection selection,
-                       const char *target, double timeout, uint8_t **out, size_t *out_len,
-                       cx11_error *err) {
+                       const char *target, double timeout, int caller_owns_process, uint8_t **out,
+                       size_t *out_len, cx11_error *err) {
     *out = NULL;
     *out_len = 0;
     if (target == NULL || *target == '\0') return cx11_fail(err, CX11_UNSUPPORTED, 0, "empty target name");
     double deadline = cx11_now() + timeout;
     cx11_session s;
     xcb_timestamp_t now = 0;
-    cx11_status st = cx11_session_open(&s, display, authority, deadline, 0, &now, err);
+    int flags = caller_owns_process ? CX11_CONNECT_TIMER_SIGNAL : 0;
+    cx11_status st = cx11_session_open(&s, display, authority, deadline, flags, &now, err);
     if (st != CX11_OK) return st;
 
     xcb_intern_atom_cookie_t ck = xcb_intern_atom(s.c, 0, (uint16_t)strlen(target), target);

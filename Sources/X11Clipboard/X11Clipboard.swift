@@ -20,8 +20,10 @@ public struct X11Clipboard: Clipboard {
     /// How long a leaving owner waits for a clipboard manager to save the content.
     public let handOffTimeout: Double
     /// Whether the caller exits right after copying (a command-line tool): the serving process is
-    /// then forked once instead of twice, which saves a fork and a round trip on the hotkey path.
-    /// A long-lived caller leaves it false so it keeps no zombie.
+    /// then forked once instead of twice, which saves a fork and a round trip on the hotkey path,
+    /// and connecting (copy and paste) is bounded by a timer signal to the calling thread instead
+    /// of a watchdog thread. A long-lived caller leaves it false: it keeps no zombie, and no
+    /// signal disposition of its process is touched.
     public let callerExitsSoon: Bool
 
     /// A clipboard on `display` (nil: `$DISPLAY`).
@@ -54,7 +56,8 @@ public struct X11Clipboard: Clipboard {
     public func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
         try CX11Calls.paste(
             display: display, authority: authority, selection: selection, target: target, timeout: timeout,
-            fallback: target == "UTF8_STRING" ? "STRING" : nil, convert: Self.utf8(fromLatin1:))
+            callerOwnsProcess: callerExitsSoon, fallback: target == "UTF8_STRING" ? "STRING" : nil,
+            convert: Self.utf8(fromLatin1:))
     }
 
     static func utf8(fromLatin1 bytes: [UInt8]) -> [UInt8] {

@@ -107,6 +107,13 @@ struct DisplayTests {
             return
         }
         #expect(reason.contains("did not answer"), "\(reason)")
+        let pasted = Result { () throws(ClipboardError) in
+            try clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 0.3)
+        }
+        guard case .failure(.noDisplay) = pasted else {
+            Issue.record("expected noDisplay from paste, got \(pasted)")
+            return
+        }
         sigaction(signal, nil, &after)
         pthread_sigmask(SIG_SETMASK, nil, &maskAfter)
         let handlerBefore = withUnsafeBytes(of: before.__sigaction_handler) { Array($0) }

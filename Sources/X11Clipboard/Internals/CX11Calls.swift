@@ -107,18 +107,21 @@ enum CX11Calls {
     /// the owner refuses `target` (not when there is no owner), its bytes passed through `convert`.
     static func paste(
         display: String?, authority: String?, selection name: SelectionName, target: String, timeout: Double,
-        fallback: String? = nil, convert: ([UInt8]) -> [UInt8] = { $0 }
+        callerOwnsProcess: Bool = false, fallback: String? = nil, convert: ([UInt8]) -> [UInt8] = { $0 }
     ) throws(ClipboardError) -> [UInt8] {
         var err = cx11_error()
         var buffer: UnsafeMutablePointer<UInt8>? = nil
         var count = 0
         let status = withOptionalCString(display) { d in
             withOptionalCString(authority) { a in
-                target.withCString { t in cx11_paste(d, a, selection(name), t, timeout, &buffer, &count, &err) }
+                target.withCString { t in cx11_paste(d, a, selection(name), t, timeout, callerOwnsProcess ? 1 : 0, &buffer, &count, &err) }
             }
         }
         if status == CX11_NO_CONTENT, let fallback {
-            return convert(try paste(display: display, authority: authority, selection: name, target: fallback, timeout: timeout))
+            return convert(
+                try paste(
+                    display: display, authority: authority, selection: name, target: fallback, timeout: timeout,
+                    callerOwnsProcess: callerOwnsProcess))
         }
         guard status == CX11_OK else { throw error(err, stage: .paste, call: "cx11_paste") }
         defer { cx11_free(buffer) }
