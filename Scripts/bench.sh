@@ -168,8 +168,9 @@ for _ in range(200):
     if getattr(o, "id", o): break
     time.sleep(0.05)'
   python3 Scripts/handoff_bench.py "$ud" 30
-  kill "$manager_pid" 2>/dev/null || true
-  pkill -f "^csd-clipboard" 2>/dev/null || true
+  # Stop dbus-run-session's children (csd-clipboard and its bus); killing dbus-run-session
+  # itself would leave its dbus-daemon running.
+  pkill -TERM -P "$manager_pid" 2>/dev/null || true
   wait "$manager_pid" 2>/dev/null || true
 
   echo; echo "### owner peak memory serving 128 MiB (VmHWM of the background owner)"
