@@ -34,8 +34,8 @@ def main():
             if status != 0:
                 sys.exit(f"interleave.py: {commands[i]!r} failed (wait status {status})")
     first = statistics.median(times[0])
-    print(f"| command | median [ms] | runs | median ÷ first |")
-    print(f"|:---|---:|---:|---:|")
+    print("| command | median [ms] | runs | median ÷ first |")
+    print("|:---|---:|---:|---:|")
     for command, t in zip(commands, times):
         median = statistics.median(t)
         print(f"| `{command}` | {median:.2f} | {len(t)} | {median / first:.2f} |")

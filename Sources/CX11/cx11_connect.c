@@ -272,6 +272,23 @@ static void *watchdog_main(void *arg) {
     return NULL;
 }
 
+/* The result of a setup handshake: the connection, or why not (`timed_out`: our bound cut it). */
+static cx11_status setup_outcome(xcb_connection_t *c, int timed_out, const char *display, xcb_connection_t **out,
+                                 cx11_error *err) {
+    int conn_error = xcb_connection_has_error(c);
+    if (timed_out) {
+        xcb_disconnect(c);
+        return cx11_fail(err, CX11_NO_DISPLAY, ETIMEDOUT, "display %.64s accepted the connection but did not answer in time", display);
+    }
+    if (conn_error != 0) {
+        xcb_disconnect(c);
+        return cx11_fail(err, CX11_NO_DISPLAY, 0,
+                         "display %.64s refused the connection setup (xcb error %d; authorization?)", display, conn_error);
+    }
+    *out = c;
+    return CX11_OK;
+}
+
 /* Run the X setup on fd (consumed) under the deadline. */
 static cx11_status setup_with_deadline(int fd, xcb_auth_info_t *auth, double deadline, const char *display,
                                        xcb_connection_t **out, cx11_error *err) {
@@ -307,18 +324,7 @@ static cx11_status setup_with_deadline(int fd, xcb_auth_info_t *auth, double dea
     pthread_cond_destroy(&w.cond);
     pthread_mutex_destroy(&w.mutex);
 
-    if (w.fired) {
-        xcb_disconnect(c);
-        return cx11_fail(err, CX11_NO_DISPLAY, ETIMEDOUT, "display %.64s accepted the connection but did not answer in time", display);
-    }
-    int conn_error = xcb_connection_has_error(c);
-    if (conn_error != 0) {
-        xcb_disconnect(c);
-        return cx11_fail(err, CX11_NO_DISPLAY, 0,
-                         "display %.64s refused the connection setup (xcb error %d; authorization?)", display, conn_error);
-    }
-    *out = c;
-    return CX11_OK;
+    return setup_outcome(c, w.fired, display, out, err);
 }
 
 /* The timer signal's handler: shut down the socket whose dup the timer carries. */
@@ -369,17 +375,7 @@ static cx11_status setup_with_timer_signal(int fd, xcb_auth_info_t *auth, double
     sigaction(sig, &previous, NULL);
     close(watched);
     if (c == NULL) return setup_with_deadline(fd, auth, deadline, display, out, err);
-
-    int conn_error = xcb_connection_has_error(c);
-    if (conn_error != 0) {
-        xcb_disconnect(c);
-        if (cx11_now() >= deadline)
-            return cx11_fail(err, CX11_NO_DISPLAY, ETIMEDOUT, "display %.64s accepted the connection but did not answer in time", display);
-        return cx11_fail(err, CX11_NO_DISPLAY, 0,
-                         "display %.64s refused the connection setup (xcb error %d; authorization?)", display, conn_error);
-    }
-    *out = c;
-    return CX11_OK;
+    return setup_outcome(c, xcb_connection_has_error(c) && cx11_now() >= deadline, display, out, err);
 }
 
 cx11_status cx11_connect(const char *display, const char *authority, double deadline, int flags,
