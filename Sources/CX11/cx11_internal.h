@@ -2,6 +2,8 @@
 #define USERDEBUG_CX11_INTERNAL_H
 /* Shared by the cx11 sources; not part of the module's public header. */
 #include "cx11.h"
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <xcb/xcb.h>
 
 /* The atoms every entry point may need, interned in one round trip. */
@@ -83,6 +85,62 @@ int cx11_wait_fd(int fd, double deadline);
 
 /* The selection atom for a cx11_selection. */
 xcb_atom_t cx11_selection_atom(const cx11_session *s, cx11_selection selection);
+
+/*
+ * The resident owner (cx11_resident.c): a serving process takes the next copy's content over an
+ * abstract unix socket named after the protocol version, our uid, the selection and the display.
+ */
+enum {
+    CX11_RESIDENT_VERSION = 1,
+    CX11_OFFER_MAGIC = 0x75646f31, /* "udo1" */
+    /* Larger payloads go the usual way (connect and fork): they gain nothing measurable by it,
+     * and a serving process should not hold two large payloads while old transfers finish. */
+    CX11_RESIDENT_MAX_BYTES = 4 << 20,
+};
+
+/* What a copy sends to a resident owner: this header, then len bytes. Same binary both sides. */
+typedef struct cx11_offer_header {
+    uint32_t magic;
+    uint32_t kind;      /* cx11_kind */
+    uint32_t is_secret;
+    uint32_t reserved;
+    double clear_after;
+    double lifetime;
+    double transfer_timeout;
+    uint64_t len;
+} cx11_offer_header;
+
+/* The answer: status CX11_OK once the selection is ours again with the new content. */
+typedef struct cx11_offer_reply {
+    uint32_t magic;
+    int32_t status;
+    int32_t pid;
+    uint32_t timestamp; /* the server time the selection was taken with */
+} cx11_offer_reply;
+
+/* The socket address for (display, selection) of this uid; 0 when the display does not parse or
+ * the name does not fit. display NULL or "": $DISPLAY. */
+int cx11_resident_address(const char *display, cx11_selection selection, struct sockaddr_un *addr,
+                          socklen_t *addr_len);
+
+/* Does the peer of a connected unix socket run as our effective uid? */
+int cx11_peer_is_us(int fd);
+
+/* Read exactly len bytes from a non-blocking fd before the deadline; 0 on EOF, error or timeout. */
+int cx11_read_exact(int fd, void *buffer, size_t len, double deadline);
+
+/*
+ * Hand bytes to a resident owner of options->selection on options->display, if one of ours
+ * listens. 1 when it confirmed owning the selection with them (*owner_pid its pid); 0 in every
+ * other case (none listening, another uid, too large, hand-off at once, refused, deadline), and
+ * the caller then owns the selection itself. Never waits past `deadline`.
+ */
+int cx11_resident_offer(const cx11_own_options *options, const uint8_t *bytes, size_t len, double deadline,
+                        pid_t *owner_pid);
+
+/* Listen as the resident owner for options; the fd, or -1 (*in_use when another process holds
+ * the name: an owner that has not yet seen its SelectionClear). */
+int cx11_resident_listen(const cx11_own_options *options, int *in_use);
 
 /* The owner's serving loop (cx11_owner_serve.c); never returns, ends with _exit. */
 typedef struct cx11_serve_config {

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -44,6 +45,27 @@ static void notify(cx11_server *sv, const xcb_selection_request_event_t *req, xc
     xcb_send_event(sv->c, 0, req->requestor, XCB_EVENT_MASK_NO_EVENT, ev.bytes);
 }
 
+/*
+ * Drop one reference to a content; the last frees what it holds. The payload inherited at fork
+ * lives in the caller's heap image, which this C-only process never touches again: its whole
+ * pages are given back to the kernel instead, so a large first copy does not stay resident in
+ * an owner that serves newer content.
+ */
+static void release_content(cx11_content *ct) {
+    if (ct == NULL || --ct->refs > 0) return;
+    free(ct->latin1);
+    ct->latin1 = NULL;
+    if (ct->received != NULL) {
+        free(ct->received);
+    } else if (ct->len > 0) {
+        long page = sysconf(_SC_PAGESIZE);
+        uintptr_t lo = ((uintptr_t)ct->bytes + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+        uintptr_t hi = ((uintptr_t)ct->bytes + ct->len) & ~((uintptr_t)page - 1);
+        if (page > 0 && hi > lo) (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+    }
+    if (ct->on_heap) free(ct);
+}
+
 static cx11_transfer *find_transfer(cx11_server *sv, xcb_window_t w, xcb_atom_t property) {
     for (size_t i = 0; i < sv->count; i++)
         if (sv->transfers[i].requestor == w && sv->transfers[i].property == property) return &sv->transfers[i];
@@ -58,6 +80,7 @@ static void watch_window(cx11_server *sv, xcb_window_t w, int on) {
 /* Remove transfer i; stop watching its window when no other transfer uses it. */
 static void drop_transfer(cx11_server *sv, size_t i, int window_alive) {
     xcb_window_t w = sv->transfers[i].requestor;
+    release_content(sv->transfers[i].content);
     sv->transfers[i] = sv->transfers[--sv->count];
     if (!window_alive) return;
     for (size_t k = 0; k < sv->count; k++)
@@ -81,10 +104,13 @@ static int start_incr(cx11_server *sv, xcb_window_t w, xcb_atom_t property, cons
             sv->capacity = cap;
         }
         t = &sv->transfers[sv->count++];
+    } else {
+        release_content(t->content); /* the same requestor and property asked again: start over */
     }
+    sv->content->refs++;
     *t = (cx11_transfer){
-        .requestor = w, .property = property, .type = cv->type, .data = cv->data, .len = cv->len,
-        .offset = 0, .deadline = cx11_now() + sv->cfg->options->transfer_timeout,
+        .requestor = w, .property = property, .type = cv->type, .content = sv->content, .data = cv->data,
+        .len = cv->len, .offset = 0, .deadline = cx11_now() + sv->transfer_timeout,
     };
     watch_window(sv, w, 1);
     uint32_t size_hint = cv->len > UINT32_MAX ? UINT32_MAX : (uint32_t)cv->len;
@@ -103,7 +129,7 @@ static void continue_transfer(cx11_server *sv, cx11_transfer *t) {
         return;
     }
     t->offset += n;
-    t->deadline = cx11_now() + sv->cfg->options->transfer_timeout;
+    t->deadline = cx11_now() + sv->transfer_timeout;
 }
 
 /* Write one target to (w, property); 0 when refused. */
@@ -159,17 +185,19 @@ static void handle_request(cx11_server *sv, const xcb_selection_request_event_t 
     notify(sv, req, ok ? property : XCB_NONE);
 }
 
-/* Is our window still the owner, as the server sees it? */
-static int still_owner(cx11_server *sv) {
+/* Is our window the owner, as the server sees it (answered before the deadline)? */
+static int owner_is_us(cx11_server *sv, double deadline) {
     xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(sv->c, sv->selection);
     xcb_generic_error_t *xerr = NULL;
     int timed_out = 0;
-    xcb_get_selection_owner_reply_t *r = cx11_wait_reply(sv->c, ck.sequence, cx11_now() + 1.0, &xerr, &timed_out);
+    xcb_get_selection_owner_reply_t *r = cx11_wait_reply(sv->c, ck.sequence, deadline, &xerr, &timed_out);
     free(xerr);
     int mine = r != NULL && r->owner == sv->window;
     free(r);
     return mine;
 }
+
+static int still_owner(cx11_server *sv) { return owner_is_us(sv, cx11_now() + 1.0); }
 
 /* Give the selection up. With our own timestamp it cannot undo a newer owner's claim. */
 static void give_up(cx11_server *sv) {
@@ -247,7 +275,10 @@ static void handle_event(cx11_server *sv, xcb_generic_event_t *ev) {
         break;
     case XCB_SELECTION_CLEAR: {
         xcb_selection_clear_event_t *clear = (xcb_selection_clear_event_t *)ev;
-        if (clear->selection == sv->selection && clear->owner == sv->window) sv->owning = 0;
+        /* A resident owner may have taken the selection back after this was sent (the clear
+         * then sits in our queue behind our own SetSelectionOwner): ask the server. */
+        if (clear->selection == sv->selection && clear->owner == sv->window && sv->owning && !still_owner(sv))
+            sv->owning = 0;
         break;
     }
     case XCB_PROPERTY_NOTIFY: {
@@ -277,6 +308,105 @@ static void handle_event(cx11_server *sv, xcb_generic_event_t *ev) {
     }
 }
 
+/* How long a resident owner gives one offer: reading it, and taking the selection with it. */
+#define CX11_OFFER_BOUND 0.5
+
+/*
+ * A server timestamp now: append nothing to a property of our window and take the time of its
+ * PropertyNotify. Events that arrive meanwhile are handled as usual.
+ */
+static int fresh_timestamp(cx11_server *sv, double deadline, xcb_timestamp_t *out) {
+    xcb_change_property(sv->c, XCB_PROP_MODE_APPEND, sv->window, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, 0, "");
+    for (;;) {
+        int timed_out = 0;
+        xcb_generic_event_t *ev = cx11_wait_event(sv->c, deadline, &timed_out);
+        if (ev == NULL) return 0;
+        if ((ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY) {
+            xcb_property_notify_event_t *pn = (xcb_property_notify_event_t *)ev;
+            if (pn->window == sv->window && pn->atom == XCB_ATOM_WM_NAME) {
+                *out = pn->time;
+                free(ev);
+                return 1;
+            }
+        }
+        handle_event(sv, ev);
+        free(ev);
+    }
+}
+
+/* Read one offer's header and bytes from a connected client; NULL when it is not a valid offer. */
+static cx11_content *receive_offer(int fd, double deadline, cx11_offer_header *h) {
+    if (!cx11_peer_is_us(fd) || !cx11_read_exact(fd, h, sizeof *h, deadline) || h->magic != CX11_OFFER_MAGIC ||
+        h->len > CX11_RESIDENT_MAX_BYTES || h->kind > CX11_KIND_BINARY)
+        return NULL;
+    cx11_content *ct = calloc(1, sizeof *ct);
+    uint8_t *bytes = malloc(h->len > 0 ? (size_t)h->len : 1);
+    if (ct == NULL || bytes == NULL || !cx11_read_exact(fd, bytes, (size_t)h->len, deadline)) {
+        free(ct);
+        free(bytes);
+        return NULL;
+    }
+    ct->refs = 1;
+    ct->on_heap = 1;
+    ct->bytes = ct->received = bytes;
+    ct->len = (size_t)h->len;
+    ct->kind = (cx11_kind)h->kind;
+    ct->is_secret = h->is_secret != 0;
+    return ct;
+}
+
+/*
+ * A copy hands us its content (cx11_resident_offer): take the selection again with a fresh
+ * timestamp, confirm it, then serve the new content (transfers of the old one run to their end)
+ * with the new copy's timers. The reply says whether it worked; the copy falls back on its own
+ * otherwise. Bounded by CX11_OFFER_BOUND however the client or the X server behaves.
+ */
+static void serve_offer(cx11_server *sv) {
+    int fd = accept4(sv->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;
+    double deadline = cx11_now() + CX11_OFFER_BOUND;
+    cx11_offer_header h;
+    cx11_content *ct = receive_offer(fd, deadline, &h);
+    if (ct == NULL) {
+        close(fd);
+        return;
+    }
+    cx11_offer_reply reply = {.magic = CX11_OFFER_MAGIC, .status = CX11_NOT_OWNER, .pid = (int32_t)getpid()};
+    xcb_timestamp_t time = 0;
+    if (sv->owning && !sv->leaving && !sv->handoff_pending && fresh_timestamp(sv, deadline, &time)) {
+        xcb_set_selection_owner(sv->c, sv->window, sv->selection, time);
+        if (owner_is_us(sv, deadline)) {
+            release_content(sv->content);
+            sv->content = ct;
+            ct = NULL;
+            sv->acquired = time;
+            sv->owning = 1;
+            double now = cx11_now();
+            sv->clear_at = sv->content->is_secret && h.clear_after > 0 ? now + h.clear_after : 0;
+            sv->leave_at = h.lifetime > 0 ? now + h.lifetime : 0;
+            if (h.transfer_timeout > 0) sv->transfer_timeout = h.transfer_timeout;
+            reply.status = CX11_OK;
+            reply.timestamp = time;
+        } else {
+            sv->owning = 0; /* a newer owner: it came after this copy, and its content stays */
+        }
+    }
+    xcb_flush(sv->c);
+    (void)send(fd, &reply, sizeof reply, MSG_NOSIGNAL); /* 16 bytes into an empty socket buffer */
+    close(fd);
+    release_content(ct);
+}
+
+/* Listen for the next copy's content; while the previous owner still holds the name (it has not
+ * processed its SelectionClear yet), try again shortly, for a bounded time. */
+static void try_listen(cx11_server *sv) {
+    int in_use = 0;
+    sv->listen_retry_at = 0;
+    sv->listen_fd = cx11_resident_listen(sv->cfg->options, &in_use);
+    double now = cx11_now();
+    if (sv->listen_fd < 0 && in_use && now < sv->listen_give_up) sv->listen_retry_at = now + 0.05;
+}
+
 /* Timers; returns the next deadline (0 when none). */
 static double run_timers(cx11_server *sv) {
     double now = cx11_now(), next = 0;
@@ -292,10 +422,12 @@ static double run_timers(cx11_server *sv) {
         start_leaving(sv);
     }
     if (sv->handoff_pending && now >= sv->handoff_deadline) finish_handoff(sv, 0);
+    if (sv->listen_retry_at > 0 && now >= sv->listen_retry_at) try_listen(sv);
     for (size_t i = 0; i < sv->count; i++) CX11_NEXT(sv->transfers[i].deadline);
     CX11_NEXT(sv->clear_at);
     CX11_NEXT(sv->leave_at);
     if (sv->handoff_pending) CX11_NEXT(sv->handoff_deadline);
+    CX11_NEXT(sv->listen_retry_at);
 #undef CX11_NEXT
     return next;
 }
@@ -334,6 +466,13 @@ void cx11_serve(const cx11_serve_config *config) {
     sv.selection = config->selection;
     sv.acquired = config->acquired;
     sv.owning = 1;
+    sv.listen_fd = -1;
+    const cx11_own_options *o = config->options;
+    sv.first = (cx11_content){
+        .refs = 1, .bytes = config->bytes, .len = config->len, .kind = o->kind, .is_secret = o->is_secret != 0,
+    };
+    sv.content = &sv.first;
+    sv.transfer_timeout = o->transfer_timeout;
     int xfd = xcb_get_file_descriptor(sv.c);
     /* A socket buffer that holds a whole INCR chunk lets one write hand the server a chunk, so
      * each step of a large transfer costs one wake-up of the server instead of several. */
@@ -343,13 +482,16 @@ void cx11_serve(const cx11_serve_config *config) {
     int sfd = detach(xfd, &signals);
 
     double now = cx11_now();
-    const cx11_own_options *o = config->options;
     if (o->is_secret && o->clear_after > 0) sv.clear_at = now + o->clear_after;
     if (o->lifetime > 0) sv.leave_at = now + o->lifetime;
     uint64_t max_bytes = (uint64_t)xcb_get_maximum_request_length(sv.c) * 4;
     sv.chunk = max_bytes > 1024 ? (size_t)(max_bytes - 64) : 1024;
     if (sv.chunk > CX11_MAX_CHUNK) sv.chunk = CX11_MAX_CHUNK;
     if (o->handoff_at_once) ask_manager(&sv); /* its target list needs the payload scan: done at once */
+    else if (o->reuse_owner) {
+        sv.listen_give_up = now + 2.0;
+        try_listen(&sv);
+    }
 
     for (;;) {
         xcb_generic_event_t *ev;
@@ -359,6 +501,12 @@ void cx11_serve(const cx11_serve_config *config) {
         }
         if (xcb_connection_has_error(sv.c)) _exit(0); /* the X server is gone */
         double next = run_timers(&sv);
+        if ((sv.listen_fd >= 0 || sv.listen_retry_at > 0) && (!sv.owning || sv.leaving || sv.handoff_pending)) {
+            /* Leaving or no longer the owner: the next copy must own the selection itself. */
+            if (sv.listen_fd >= 0) close(sv.listen_fd);
+            sv.listen_fd = -1;
+            sv.listen_retry_at = 0;
+        }
         if (!sv.owning && !sv.handoff_pending && sv.count == 0) {
             xcb_flush(sv.c);
             _exit(0);
@@ -371,22 +519,25 @@ void cx11_serve(const cx11_serve_config *config) {
         }
         /* Scan the payload only while no transfer runs: on a 128 MiB paste the scan would take a
          * CPU from the requestor and the X server, which do most of the work. */
-        int scan_idle = !sv.scanned && sv.count == 0;
+        int scan_idle = !sv.content->scanned && sv.count == 0;
         int timeout = -1;
         if (next > 0) {
             double left = next - cx11_now();
             timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
         }
         if (scan_idle) timeout = 0;
-        struct pollfd pfd[2] = {{.fd = xfd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
-        int r = poll(pfd, sfd >= 0 ? 2 : 1, timeout);
-        if (r == 0 && scan_idle) (void)cx11_scan_text_step(&sv, CX11_SCAN_SLICE);
+        /* poll skips the negative fds: no signalfd, not listening. */
+        struct pollfd pfd[3] = {
+            {.fd = xfd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}, {.fd = sv.listen_fd, .events = POLLIN}};
+        int r = poll(pfd, 3, timeout);
+        if (r == 0 && scan_idle) (void)cx11_scan_text_step(sv.content, CX11_SCAN_SLICE);
         if (r < 0 && errno != EINTR) _exit(1);
         if (r > 0 && sfd >= 0 && (pfd[1].revents & POLLIN)) {
             struct signalfd_siginfo info;
             while (read(sfd, &info, sizeof info) == (ssize_t)sizeof info) {}
             start_leaving(&sv);
         }
+        if (r > 0 && sv.listen_fd >= 0 && (pfd[2].revents & POLLIN)) serve_offer(&sv);
         if (r > 0 && (pfd[0].revents & (POLLHUP | POLLERR)) && !(pfd[0].revents & POLLIN)) _exit(0);
     }
 }

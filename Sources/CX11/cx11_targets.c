@@ -8,12 +8,12 @@
 
 /* One pass over the bytes, resumable: is it valid UTF-8, ASCII, and representable in Latin-1?
  * Stops after about max bytes at a character boundary; 1 once the payload is classified. */
-int cx11_scan_text_step(cx11_server *sv, size_t max) {
-    if (sv->scanned) return 1;
-    const uint8_t *p = sv->cfg->bytes;
-    size_t n = sv->cfg->len, i = sv->scan_pos;
+int cx11_scan_text_step(cx11_content *ct, size_t max) {
+    if (ct->scanned) return 1;
+    const uint8_t *p = ct->bytes;
+    size_t n = ct->len, i = ct->scan_pos;
     size_t stop = n - i > max ? i + max : n;
-    int ascii = !sv->scan_non_ascii, utf8 = 1, latin1 = !sv->scan_non_latin1;
+    int ascii = !ct->scan_non_ascii, utf8 = 1, latin1 = !ct->scan_non_latin1;
     while (i < stop) {
         /* ASCII runs eight bytes at a time: a 128 MiB payload is scanned at memory speed. */
         while (i + 8 <= stop) {
@@ -50,81 +50,81 @@ int cx11_scan_text_step(cx11_server *sv, size_t max) {
         if (cp > 0xFF) latin1 = 0;
         i += need + 1;
     }
-    sv->scan_pos = i;
-    sv->scan_non_ascii = !ascii;
-    sv->scan_non_latin1 = !latin1;
+    ct->scan_pos = i;
+    ct->scan_non_ascii = !ascii;
+    ct->scan_non_latin1 = !latin1;
     if (utf8 && i < n) return 0;
-    sv->scanned = 1;
-    sv->is_utf8 = utf8;
-    sv->is_ascii = ascii && utf8;
-    sv->is_latin1 = utf8 && latin1;
+    ct->scanned = 1;
+    ct->is_utf8 = utf8;
+    ct->is_ascii = ascii && utf8;
+    ct->is_latin1 = utf8 && latin1;
     return 1;
 }
 
-void cx11_scan_text(cx11_server *sv) { (void)cx11_scan_text_step(sv, SIZE_MAX); }
+void cx11_scan_text(cx11_content *ct) { (void)cx11_scan_text_step(ct, SIZE_MAX); }
 
-static int offers_text(cx11_server *sv) {
-    if (sv->cfg->options->kind != CX11_KIND_BINARY) return 1;
-    if (!sv->scanned) cx11_scan_text(sv);
-    return sv->is_utf8;
+static int offers_text(cx11_content *ct) {
+    if (ct->kind != CX11_KIND_BINARY) return 1;
+    if (!ct->scanned) cx11_scan_text(ct);
+    return ct->is_utf8;
 }
 
-static int offers_latin1(cx11_server *sv) {
-    if (!offers_text(sv)) return 0;
-    if (!sv->scanned) cx11_scan_text(sv);
-    return sv->is_latin1;
+static int offers_latin1(cx11_content *ct) {
+    if (!offers_text(ct)) return 0;
+    if (!ct->scanned) cx11_scan_text(ct);
+    return ct->is_latin1;
 }
 
 /* Latin-1 bytes of a representable payload; ASCII needs no copy. NULL when out of memory. */
-static const uint8_t *latin1_bytes(cx11_server *sv, size_t *len) {
-    if (sv->is_ascii) {
-        *len = sv->cfg->len;
-        return sv->cfg->bytes;
+static const uint8_t *latin1_bytes(cx11_content *ct, size_t *len) {
+    if (ct->is_ascii) {
+        *len = ct->len;
+        return ct->bytes;
     }
-    if (sv->latin1 == NULL) {
-        const uint8_t *p = sv->cfg->bytes;
-        size_t n = sv->cfg->len, o = 0;
-        sv->latin1 = malloc(n > 0 ? n : 1);
-        if (sv->latin1 == NULL) return NULL;
+    if (ct->latin1 == NULL) {
+        const uint8_t *p = ct->bytes;
+        size_t n = ct->len, o = 0;
+        ct->latin1 = malloc(n > 0 ? n : 1);
+        if (ct->latin1 == NULL) return NULL;
         for (size_t i = 0; i < n;) {
-            if (p[i] < 0x80) sv->latin1[o++] = p[i++];
-            else { sv->latin1[o++] = (uint8_t)(((p[i] & 0x1F) << 6) | (p[i + 1] & 0x3F)); i += 2; }
+            if (p[i] < 0x80) ct->latin1[o++] = p[i++];
+            else { ct->latin1[o++] = (uint8_t)(((p[i] & 0x1F) << 6) | (p[i + 1] & 0x3F)); i += 2; }
         }
-        sv->latin1_len = o;
+        ct->latin1_len = o;
     }
-    *len = sv->latin1_len;
-    return sv->latin1;
+    *len = ct->latin1_len;
+    return ct->latin1;
 }
 
 int cx11_can_hand_off(const cx11_server *sv) {
-    return sv->selection == sv->atoms[CX11_A_CLIPBOARD] && !sv->cfg->options->is_secret;
+    return sv->selection == sv->atoms[CX11_A_CLIPBOARD] && !sv->content->is_secret;
 }
 
 size_t cx11_data_targets(cx11_server *sv, xcb_atom_t *out) {
     const xcb_atom_t *a = sv->atoms;
-    cx11_kind kind = sv->cfg->options->kind;
+    cx11_kind kind = sv->content->kind;
     size_t n = 0;
-    if (offers_text(sv)) {
+    if (offers_text(sv->content)) {
         out[n++] = a[CX11_A_UTF8_STRING];
         out[n++] = a[CX11_A_TEXT_PLAIN_UTF8];
-        if (offers_latin1(sv)) {
+        if (offers_latin1(sv->content)) {
             out[n++] = XCB_ATOM_STRING;
             out[n++] = a[CX11_A_TEXT];
         }
     }
     if (kind == CX11_KIND_JSON) out[n++] = a[CX11_A_JSON];
     if (kind == CX11_KIND_BINARY) out[n++] = a[CX11_A_OCTET_STREAM];
-    if (sv->cfg->options->is_secret) out[n++] = a[CX11_A_KDE_HINT];
+    if (sv->content->is_secret) out[n++] = a[CX11_A_KDE_HINT];
     return n;
 }
 
 int cx11_convert(cx11_server *sv, xcb_atom_t target, cx11_conversion *cv) {
     const xcb_atom_t *a = sv->atoms;
-    cx11_kind kind = sv->cfg->options->kind;
+    cx11_kind kind = sv->content->kind;
     cv->type = target;
     cv->format = 8;
-    cv->data = sv->cfg->bytes;
-    cv->len = sv->cfg->len;
+    cv->data = sv->content->bytes;
+    cv->len = sv->content->len;
     if (target == a[CX11_A_TARGETS]) {
         size_t n = 0;
         cv->scratch[n++] = a[CX11_A_TARGETS];
@@ -146,16 +146,16 @@ int cx11_convert(cx11_server *sv, xcb_atom_t target, cx11_conversion *cv) {
         cv->len = 4;
         return 1;
     }
-    if (target == a[CX11_A_UTF8_STRING] || target == a[CX11_A_TEXT_PLAIN_UTF8]) return offers_text(sv);
+    if (target == a[CX11_A_UTF8_STRING] || target == a[CX11_A_TEXT_PLAIN_UTF8]) return offers_text(sv->content);
     if (target == XCB_ATOM_STRING || target == a[CX11_A_TEXT]) {
-        if (!offers_latin1(sv)) return 0;
+        if (!offers_latin1(sv->content)) return 0;
         cv->type = XCB_ATOM_STRING;
-        cv->data = latin1_bytes(sv, &cv->len);
+        cv->data = latin1_bytes(sv->content, &cv->len);
         return cv->data != NULL;
     }
     if (target == a[CX11_A_JSON]) return kind == CX11_KIND_JSON;
     if (target == a[CX11_A_OCTET_STREAM]) return kind == CX11_KIND_BINARY;
-    if (target == a[CX11_A_KDE_HINT] && sv->cfg->options->is_secret) {
+    if (target == a[CX11_A_KDE_HINT] && sv->content->is_secret) {
         static const char secret[] = "secret";
         cv->data = (const uint8_t *)secret;
         cv->len = sizeof secret - 1;

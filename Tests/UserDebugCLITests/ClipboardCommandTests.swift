@@ -243,6 +243,43 @@ import Testing
         }
     }
 
+    /// Consecutive copies are served by one process (`clipboard.reuseOwner`, on by default);
+    /// `--new-owner` starts another, which takes the next copies; with the key off each copy
+    /// starts its own owner, as before.
+    @Test func consecutiveCopiesAreServedByOneOwnerProcess() throws {
+        try withXvfb { x in
+            let display = ["DISPLAY": x.display]
+            try home.ok(["copy-id", "--to", "clipboard"], extraEnvironment: display)
+            #expect(eventually { owners().count == 1 })
+            let first = owners()
+            try home.ok(["dump-json", "--to", "clipboard"], extraEnvironment: display)
+            #expect(owners() == first, "the serving process took the JSON")
+            let json = String(decoding: try xclipOut(x, target: "application/json").bytes, as: UTF8.self)
+            #expect(json.contains("\"identifier\""), "\(json)")
+            let token = try home.run(["copy-token", "--to", "clipboard"], extraEnvironment: display)
+            #expect(token.status == 0, "\(token)")
+            #expect(owners() == first)
+            #expect(String(decoding: try xclipOut(x, target: "TARGETS").bytes, as: UTF8.self).contains("x-kde-passwordManagerHint"))
+
+            try home.ok(["copy-id", "--to", "clipboard", "--new-owner"], extraEnvironment: display)
+            #expect(eventually { owners().count == 1 && owners() != first }, "\(owners()) after \(first)")
+            #expect(try xclipOut(x).bytes == Array("usr_1".utf8))
+            let second = owners()
+            let name = " @userdebug-owner-1/\(geteuid())/CLIPBOARD/unix/\(x.display.dropFirst())"
+            #expect(eventually { ((try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? "").contains(name + "\n") })
+            try home.ok(["copy-id", "--to", "clipboard"], extraEnvironment: display)
+            #expect(owners() == second, "the new owner takes the next copy")
+
+            try home.file("config/config.json", #"{"clipboard": {"reuseOwner": false}}"#)
+            try home.ok(["dump-json", "--to", "clipboard"], extraEnvironment: display)
+            #expect(eventually { owners().count == 1 && owners() != second }, "\(owners())")
+            let third = owners()
+            try home.ok(["copy-id", "--to", "clipboard"], extraEnvironment: display)
+            #expect(eventually { owners().count == 1 && owners() != third }, "\(owners())")
+            #expect(try xclipOut(x).bytes == Array("usr_1".utf8))
+        }
+    }
+
     @Test func bothWritesTheClipboardAndStdout() throws {
         try withXvfb { x in
             let result = try home.run(["print-response", "--to", "both", "--headers"], extraEnvironment: ["DISPLAY": x.display])

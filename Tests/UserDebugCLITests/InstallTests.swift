@@ -72,7 +72,7 @@ import Testing
         CompletionCase(words: ["userdebug", "response", "list", "--status", ""], exactly: ["2xx", "3xx", "4xx", "5xx"]),
         CompletionCase(
             words: ["userdebug", "copy-id", "--"],
-            exactly: ["--to", "--lifetime", "--hand-off", "--session", "--reveal", "--quiet", "--help"]),
+            exactly: ["--to", "--lifetime", "--hand-off", "--new-owner", "--session", "--reveal", "--quiet", "--help"]),
         CompletionCase(
             words: ["userdebug", "session", "import", "--"],
             exactly: ["--name", "--keep-current", "--from-clipboard", "--session", "--reveal", "--quiet", "--help"]),

@@ -115,6 +115,13 @@ typedef struct cx11_own_options {
                                reports the content saved; with no manager, a refusal, or no answer
                                within handoff_timeout it keeps serving as usual. CLIPBOARD only,
                                never for secrets. */
+    int reuse_owner;        /* nonzero: if a serving process of ours (same uid, selection and
+                               display, started with reuse_owner) is running, hand the bytes to it
+                               over a local socket instead of connecting and forking (payloads up to
+                               4 MiB, not with handoff_at_once); the owner process then also listens
+                               for the next copy. See cx11_own. */
+    int new_owner;          /* with reuse_owner: do not hand the bytes to a serving process; fork
+                               a new one (which then listens for the next copy) */
 } cx11_own_options;
 
 /*
@@ -143,6 +150,14 @@ typedef struct cx11_own_options {
  * of `lifetime` (first asking a CLIPBOARD_MANAGER owner to SAVE_TARGETS, bounded by
  * handoff_timeout), after clear_after for secrets (giving up the selection only while still
  * its owner), and at once when the X server goes away.
+ *
+ * With reuse_owner, a serving process of ours for the same selection and display (one started
+ * with reuse_owner, still owning, not leaving) is first handed the bytes over an abstract unix
+ * socket; both sides check the other runs as our uid. It takes the selection again with a fresh
+ * timestamp, confirms it, serves the new content from then on (transfers of the old content run to
+ * their end), restarts its timers with the new options, and *owner_pid is its pid. When there is
+ * none, or it refuses or does not answer within half of connect_timeout, the call goes on as
+ * above; the process it forks then listens for the next copy.
  *
  * bytes: len bytes, read by the serving process from its copy of the caller's memory; the
  * caller may free them after the call returns. Returns CX11_OK, CX11_NO_DISPLAY,

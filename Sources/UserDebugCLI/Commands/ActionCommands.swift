@@ -5,7 +5,7 @@ import UserDebugKit
 enum ActionCommands {
     static let all: [CommandSpec] = [copyID, dumpJSON, printResponse, copyToken]
 
-    static let outputOptions: [OptionSpec] = [OutputTarget.option, OutputTarget.lifetimeOption, OutputTarget.handOffOption]
+    static let outputOptions: [OptionSpec] = [OutputTarget.option, OutputTarget.lifetimeOption, OutputTarget.handOffOption, OutputTarget.newOwnerOption]
 
     static let copyID = CommandSpec(
         path: ["copy-id"],

@@ -18,14 +18,14 @@ enum ClipboardCommands {
     static let copy = CommandSpec(
         path: ["copy"],
         summary: "Put standard input on the clipboard (binary-safe), served in the background.",
-        usage: "copy [--selection clipboard|primary] [--secret] [--json] [--lifetime SECONDS] [--hand-off]",
+        usage: "copy [--selection clipboard|primary] [--secret] [--json] [--lifetime SECONDS] [--hand-off] [--new-owner]",
         discussion: """
             Returns as soon as the selection is owned and confirmed; a background owner serves it
             until another client takes it. --secret marks it for clipboard managers and clears it
             after clipboard.secretClearSeconds. Example: jq .token login.json | userdebug copy --secret
             """,
         options: [
-            selectionOption, OutputTarget.lifetimeOption, OutputTarget.handOffOption,
+            selectionOption, OutputTarget.lifetimeOption, OutputTarget.handOffOption, OutputTarget.newOwnerOption,
             .flag("secret", "Mark as a secret (not recorded by clipboard managers; cleared after a timeout)."),
             .flag("json", "Also offer the content as application/json."),
         ],

@@ -14,6 +14,8 @@ enum OutputTarget: String, CaseIterable, Sendable {
     static let lifetimeOption = OptionSpec.value("lifetime", "SECONDS", "Stop serving the selection after this many seconds.")
     static let handOffOption = OptionSpec.flag(
         "hand-off", "Hand the content to a running clipboard manager at once and stop serving (keep serving without one).")
+    static let newOwnerOption = OptionSpec.flag(
+        "new-owner", "Start a new owner process even if one of ours already serves the selection.")
 }
 
 /// Sends payloads to the target chosen by `--to`, the config and the kind of stdout.
@@ -73,7 +75,9 @@ struct OutputRouter {
             lifetime: config.clipboard.lifetimeSeconds,
             connectTimeout: config.clipboard.connectTimeoutSeconds,
             transferTimeout: config.clipboard.transferTimeoutSeconds,
-            handOffAtOnce: config.clipboard.handOffAtOnce || invocation.arguments.has("hand-off"))
+            handOffAtOnce: config.clipboard.handOffAtOnce || invocation.arguments.has("hand-off"),
+            reuseOwner: config.clipboard.reuseOwner,
+            newOwner: invocation.arguments.has("new-owner"))
         if let lifetime = invocation.arguments.value("lifetime") {
             guard let seconds = Double(lifetime), seconds > 0 else {
                 throw CommandError(.usage, "--lifetime needs a positive number of seconds, got '\(lifetime)'")

@@ -83,7 +83,10 @@ extension Config {
     }
 
     private static func readClipboard(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
-        let keys = ["secretClearSeconds", "lifetimeSeconds", "transferTimeoutSeconds", "connectTimeoutSeconds", "handOffAtOnce"]
+        let keys = [
+            "secretClearSeconds", "lifetimeSeconds", "transferTimeoutSeconds", "connectTimeoutSeconds", "handOffAtOnce",
+            "reuseOwner",
+        ]
         let object = try reader.members(value, at: "clipboard", known: keys)
         if let value = object["secretClearSeconds"] {
             config.clipboard.secretClearSeconds = try reader.positiveSeconds(value, at: "clipboard.secretClearSeconds", allowsNull: true)
@@ -101,6 +104,9 @@ extension Config {
         }
         if let value = object["handOffAtOnce"] {
             config.clipboard.handOffAtOnce = try reader.flag(value, at: "clipboard.handOffAtOnce")
+        }
+        if let value = object["reuseOwner"] {
+            config.clipboard.reuseOwner = try reader.flag(value, at: "clipboard.reuseOwner")
         }
     }
 

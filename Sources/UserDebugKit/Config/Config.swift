@@ -88,6 +88,9 @@ public struct Config: Sendable, Equatable {
         public var connectTimeoutSeconds: Double
         /// With a clipboard manager running, hand the content to it at once and stop serving.
         public var handOffAtOnce: Bool
+        /// Hand new content to the owner process already serving the selection (no new
+        /// connection, no fork) instead of starting another one.
+        public var reuseOwner: Bool
 
         /// Clipboard timings.
         public init(
@@ -95,13 +98,15 @@ public struct Config: Sendable, Equatable {
             lifetimeSeconds: Double? = nil,
             transferTimeoutSeconds: Double = 10,
             connectTimeoutSeconds: Double = 1,
-            handOffAtOnce: Bool = false
+            handOffAtOnce: Bool = false,
+            reuseOwner: Bool = true
         ) {
             self.secretClearSeconds = secretClearSeconds
             self.lifetimeSeconds = lifetimeSeconds
             self.transferTimeoutSeconds = transferTimeoutSeconds
             self.connectTimeoutSeconds = connectTimeoutSeconds
             self.handOffAtOnce = handOffAtOnce
+            self.reuseOwner = reuseOwner
         }
     }
 

@@ -22,6 +22,13 @@ public struct CopyOptions: Sendable, Hashable {
     /// serves, and stop serving once it is saved; with no manager, or one that does not save it,
     /// keep serving. CLIPBOARD only; never for secrets.
     public var handOffAtOnce: Bool
+    /// If a serving process of ours already owns this selection on this display (one started
+    /// with `reuseOwner`), hand it the content over a local socket instead of connecting and
+    /// forking; it takes the selection again and confirms before the copy returns. Payloads up
+    /// to 4 MiB, not with `handOffAtOnce`; anything else, or no such process, owns as usual.
+    public var reuseOwner: Bool
+    /// With `reuseOwner`: start a new serving process anyway (it takes the next copies).
+    public var newOwner: Bool
 
     /// Options with the defaults of the product.
     public init(
@@ -30,7 +37,9 @@ public struct CopyOptions: Sendable, Hashable {
         lifetime: Double? = nil,
         connectTimeout: Double = 1,
         transferTimeout: Double = 10,
-        handOffAtOnce: Bool = false
+        handOffAtOnce: Bool = false,
+        reuseOwner: Bool = false,
+        newOwner: Bool = false
     ) {
         self.selection = selection
         self.clearSecretAfter = clearSecretAfter
@@ -38,6 +47,8 @@ public struct CopyOptions: Sendable, Hashable {
         self.connectTimeout = connectTimeout
         self.transferTimeout = transferTimeout
         self.handOffAtOnce = handOffAtOnce
+        self.reuseOwner = reuseOwner
+        self.newOwner = newOwner
     }
 }
 

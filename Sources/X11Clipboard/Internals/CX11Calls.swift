@@ -92,7 +92,9 @@ enum CX11Calls {
                     lifetime: options.lifetime ?? 0,
                     handoff_timeout: handOffTimeout,
                     single_fork: singleFork ? 1 : 0,
-                    handoff_at_once: options.handOffAtOnce ? 1 : 0
+                    handoff_at_once: options.handOffAtOnce ? 1 : 0,
+                    reuse_owner: options.reuseOwner ? 1 : 0,
+                    new_owner: options.newOwner ? 1 : 0
                 )
                 return payload.bytes.withUnsafeBufferPointer { bytes in
                     cx11_own(&o, bytes.baseAddress, bytes.count, &pid, &err)

@@ -1,0 +1,285 @@
+import Foundation
+import TestSupport
+import Testing
+import UserDebugKit
+import X11Clipboard
+
+/// `reuseOwner`: a serving process takes the next copy's content over a local socket, so a copy
+/// needs neither an X connection nor a fork. Each test checks what a peer actually reads.
+@Suite("The resident owner")
+struct ResidentOwnerTests {
+    let reuse = CopyOptions(reuseOwner: true)
+
+    private func read(_ x: Xvfb, target: String = "UTF8_STRING") throws -> [UInt8] {
+        try Peer.read(["xclip", "-o", "-selection", "clipboard", "-t", target], environment: x.environment).bytes
+    }
+
+    private func targets(_ x: Xvfb) throws -> [String] {
+        String(decoding: try read(x, target: "TARGETS"), as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    /// The abstract socket a resident owner of CLIPBOARD on `x` listens on (this process's uid).
+    private func socketName(_ x: Xvfb) -> String {
+        "userdebug-owner-1/\(geteuid())/CLIPBOARD/unix/\(x.display.dropFirst())"
+    }
+
+    private func isListening(_ name: String) -> Bool {
+        let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+        return table.split(separator: "\n").contains { $0.hasSuffix(" @" + name) }
+    }
+
+    @Test func theNextCopyIsServedByTheSameProcessWithItsOwnTargets() throws {
+        try withXvfb { x in
+            let first = try x.clipboard.own(Payload(text: "plain text"), options: reuse)
+            #expect(eventually { isListening(socketName(x)) })
+            #expect(!(try targets(x)).contains("application/json"))
+            let json = Array(#"{"id":"usr_1"}"#.utf8)
+            let second = try x.clipboard.own(Payload(bytes: json, kind: .json), options: reuse)
+            #expect(second.pid == first.pid, "handed to the serving process, not forked")
+            expectSameBytes(try read(x, target: "application/json"), json)
+            expectSameBytes(try Peer.read(["xsel", "-ob"], environment: x.environment).bytes, json)
+            #expect(try targets(x).contains("application/json"))
+
+            let binary: [UInt8] = [0xff, 0x00, 0xfe]
+            _ = try x.clipboard.own(Payload(bytes: binary, kind: .binary), options: reuse)
+            let now = try targets(x)
+            #expect(now.contains("application/octet-stream") && !now.contains("UTF8_STRING"), "\(now)")
+            expectSameBytes(try read(x, target: "application/octet-stream"), binary)
+            #expect(!processExited(first.pid))
+        }
+    }
+
+    /// No stale read through the hand-over either: each copy returns only once the serving
+    /// process has taken the selection again with the new content.
+    @Test func everyPasteRightAfterAHandedOverCopySeesThatCopy() throws {
+        try withXvfb { x in
+            let owner = try x.clipboard.own(Payload(text: "round start"), options: reuse)
+            #expect(eventually { isListening(socketName(x)) })
+            for i in 0..<40 {
+                let text = Array("round \(i) Zoë".utf8)
+                let served = try x.clipboard.own(Payload(bytes: text), options: reuse)
+                #expect(served.pid == owner.pid)
+                #expect(try x.clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 2) == text)
+            }
+        }
+    }
+
+    /// A transfer of the old content that is under way when new content arrives gets the old
+    /// bytes, whole; readers that ask afterwards get the new content.
+    @Test func aTransferUnderWayFinishesWithTheOldContent() throws {
+        try withXvfb { x in
+            let old = Sample.sixteenMiB.bytes
+            let owner = try x.clipboard.own(Payload(bytes: old), options: CopyOptions(transferTimeout: 30, reuseOwner: true))
+            #expect(eventually { isListening(socketName(x)) })
+            var reader = try Spawned.start(
+                [Peer.python, "-c", Self.pausingReader], environment: x.environment, pipeInput: true, pipeOutput: true)
+            defer { reader.kill(); reader.wait() }
+            #expect(reader.receiveLine() == "paused")
+
+            let new = Array("the new content".utf8)
+            let served = try x.clipboard.own(Payload(bytes: new), options: reuse)
+            #expect(served.pid == owner.pid)
+            expectSameBytes(try read(x), new)
+
+            reader.send(Array("go\n".utf8))
+            reader.input = -1
+            expectSameBytes(reader.receiveAll(), old)
+            reader.output = -1
+            expectSameBytes(try read(x), new)
+        }
+    }
+
+    /// Reads CLIPBOARD by INCR: takes the first chunk, prints "paused", waits for a line on stdin,
+    /// then reads the rest and writes every byte it received to stdout.
+    static let pausingReader = """
+        import sys
+        from Xlib import X, display
+        d = display.Display()
+        w = d.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent, event_mask=X.PropertyChangeMask)
+        clip = d.intern_atom('CLIPBOARD'); utf8 = d.intern_atom('UTF8_STRING')
+        prop = d.intern_atom('PAUSE'); incr = d.intern_atom('INCR')
+        w.convert_selection(clip, utf8, prop, X.CurrentTime)
+        while True:
+            e = d.next_event()
+            if e.type == X.SelectionNotify: break
+        r = w.get_full_property(prop, X.AnyPropertyType)
+        if r is None or r.property_type != incr:
+            print('not-incr', flush=True); sys.exit(1)
+        w.delete_property(prop); d.flush()
+        data = bytearray(); paused = False
+        while True:
+            e = d.next_event()
+            if not (e.type == X.PropertyNotify and e.atom == prop and e.state == X.PropertyNewValue): continue
+            if not paused:
+                paused = True
+                print('paused', flush=True)
+                sys.stdin.readline()
+            r = w.get_full_property(prop, X.AnyPropertyType, sizehint=1 << 20)
+            w.delete_property(prop); d.flush()
+            if r is None or len(r.value) == 0: break
+            data += bytes(r.value)
+        sys.stdout.buffer.write(data); sys.stdout.flush()
+        """
+
+    @Test func aSecretsTimerFollowsTheLatestCopy() throws {
+        try withXvfb { x in
+            let secret = Payload(text: "token-123", isSecret: true)
+            let short = CopyOptions(clearSecretAfter: 0.4, reuseOwner: true)
+            let owner = try x.clipboard.own(secret, options: short)
+            #expect(eventually { isListening(socketName(x)) })
+            #expect(try targets(x).contains("x-kde-passwordManagerHint"))
+            // Plain content replaces the secret: its clear timer must not fire on it.
+            _ = try x.clipboard.own(Payload(text: "plain"), options: short)
+            #expect(!(try targets(x)).contains("x-kde-passwordManagerHint"))
+            #expect(try targets(x).contains("SAVE_TARGETS"))
+            usleep(900_000)
+            expectSameBytes(try read(x), Array("plain".utf8))
+            #expect(!processExited(owner.pid))
+            // A secret handed over starts its own timer.
+            let again = try x.clipboard.own(secret, options: short)
+            #expect(again.pid == owner.pid)
+            #expect(try targets(x).contains("x-kde-passwordManagerHint"))
+            #expect(eventually { processExited(owner.pid) })
+            #expect(throws: ClipboardError.self) {
+                try x.clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 2)
+            }
+        }
+    }
+
+    @Test func anOwnerThatLostTheSelectionIsNotReused() throws {
+        try withXvfb { x in
+            let owner = try x.clipboard.own(Payload(text: "ours"), options: reuse)
+            #expect(eventually { isListening(socketName(x)) })
+            try Peer.own(["xclip", "-i", "-selection", "clipboard"], input: Array("theirs".utf8), environment: x.environment)
+            #expect(eventually { processExited(owner.pid) })
+            let next = try x.clipboard.own(Payload(text: "ours again"), options: reuse)
+            #expect(next.pid != owner.pid)
+            expectSameBytes(try read(x), Array("ours again".utf8))
+        }
+    }
+
+    /// Other clients taking the selection between our copies: each of our copies wins, and what
+    /// a reader sees right after it is that copy, whichever process served it.
+    @Test func copiesAlternatingWithXclipEachWin() throws {
+        try withXvfb { x in
+            _ = try x.clipboard.own(Payload(text: "start"), options: reuse)
+            for i in 0..<12 {
+                let theirs = Array("xclip \(i)".utf8)
+                try Peer.own(["xclip", "-i", "-selection", "clipboard"], input: theirs, environment: x.environment)
+                // xclip's command returns before its forked child has taken the selection.
+                #expect(eventually { (try? read(x)) == theirs })
+                let ours = Array("ours \(i)".utf8)
+                _ = try x.clipboard.own(Payload(bytes: ours), options: reuse)
+                expectSameBytes(try read(x), ours)
+            }
+        }
+    }
+
+    @Test func aNewOwnerIsStartedWhenAskedOrForALargePayloadAndTakesTheNextCopies() throws {
+        try withXvfb { x in
+            let first = try x.clipboard.own(Payload(text: "first"), options: reuse)
+            #expect(eventually { isListening(socketName(x)) })
+            var fresh = reuse
+            fresh.newOwner = true
+            let second = try x.clipboard.own(Payload(text: "second"), options: fresh)
+            #expect(second.pid != first.pid)
+            #expect(eventually { processExited(first.pid) })
+            expectSameBytes(try read(x), Array("second".utf8))
+            #expect(eventually { isListening(socketName(x)) }, "the new owner listens once the old one is gone")
+            #expect(try x.clipboard.own(Payload(text: "third"), options: reuse).pid == second.pid)
+
+            let large = Sample.pattern((4 << 20) + 1)
+            let third = try x.clipboard.own(Payload(bytes: large), options: reuse)
+            #expect(third.pid != second.pid, "more than 4 MiB is not handed over")
+            #expect(eventually { processExited(second.pid) })
+            expectSameBytes(try read(x), large)
+            #expect(eventually { isListening(socketName(x)) })
+            #expect(try x.clipboard.own(Payload(text: "small"), options: reuse).pid == third.pid)
+            expectSameBytes(try read(x), Array("small".utf8))
+        }
+    }
+
+    @Test func withoutReuseOwnerNothingListens() throws {
+        try withXvfb { x in
+            let owner = try x.clipboard.own(Payload(text: "alone"), options: CopyOptions())
+            usleep(200_000)
+            #expect(!isListening(socketName(x)))
+            let next = try x.clipboard.own(Payload(text: "next"), options: reuse)
+            #expect(next.pid != owner.pid)
+        }
+    }
+
+    /// Abstract socket names have no permissions: the uid checks are what keep another user from
+    /// replacing our content, and our content (maybe a secret) from reaching another user's process.
+    @Test(.enabled(if: geteuid() == 0, "switching to another uid needs root; CI runs as root"))
+    func anotherUsersProcessCanNeitherReplaceNorReceiveOurContent() throws {
+        try withXvfb { x in
+            let owner = try x.clipboard.own(Payload(text: "ours"), options: reuse)
+            #expect(eventually { isListening(socketName(x)) })
+            let intruder = try Peer.read(
+                Self.asNobody + [Peer.python, "-c", Self.offeringClient, socketName(x)], environment: x.environment, limit: 10)
+            #expect(String(decoding: intruder.bytes, as: UTF8.self) == "reply: 0 bytes\n", "\(intruder)")
+            expectSameBytes(try read(x), Array("ours".utf8))
+            kill(owner.pid, SIGTERM)
+            #expect(eventually { processExited(owner.pid) })
+
+            // Another uid holds the name first: a copy must not hand it the secret.
+            var squatter = try Spawned.start(
+                Self.asNobody + [Peer.python, "-c", Self.squatter, socketName(x)], environment: x.environment, pipeOutput: true)
+            defer { squatter.kill(); squatter.wait() }
+            #expect(squatter.receiveLine() == "listening")
+            let token = Array("token-xyz".utf8)
+            let served = try x.clipboard.own(Payload(bytes: token, isSecret: true), options: reuse)
+            #expect(served.pid != squatter.pid)
+            expectSameBytes(try read(x), token)
+            squatter.kill(SIGTERM)
+            #expect(squatter.receiveLine() == "received 0 bytes")
+            squatter.output = -1
+        }
+    }
+
+    static let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+    /// Connects to the abstract name in argv[1], sends a well-formed offer of "evil", prints how
+    /// many reply bytes came back.
+    static let offeringClient = """
+        import socket, struct, sys
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(5)
+        s.connect('\\0' + sys.argv[1])
+        body = b'evil'
+        got = b''
+        try:
+            s.sendall(struct.pack('<IIIIdddQ', 0x75646f31, 0, 0, 0, 0.0, 0.0, 10.0, len(body)) + body)
+            while True:
+                chunk = s.recv(64)
+                if not chunk: break
+                got += chunk
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            pass
+        print('reply: %d bytes' % len(got), flush=True)
+        """
+
+    /// Listens on the abstract name in argv[1], accepts, counts what arrives; prints the count on SIGTERM.
+    static let squatter = """
+        import signal, socket, sys
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind('\\0' + sys.argv[1]); s.listen(8)
+        total = 0
+        def done(*_):
+            print('received %d bytes' % total, flush=True); sys.exit(0)
+        signal.signal(signal.SIGTERM, done)
+        print('listening', flush=True)
+        while True:
+            c, _ = s.accept()
+            c.settimeout(1)
+            try:
+                while True:
+                    chunk = c.recv(65536)
+                    if not chunk: break
+                    total += len(chunk)
+            except socket.timeout:
+                pass
+            c.close()
+        """
+}
