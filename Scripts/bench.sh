@@ -19,9 +19,9 @@ swift build -c release -Xswiftc -static-executable >/dev/null 2>&1 || swift buil
 bin=$(swift build -c release -Xswiftc -static-executable --show-bin-path)
 ud=$bin/userdebug
 work=$(mktemp -d /tmp/userdebug-bench.XXXXXX)
-xvfb_pid=
+xvfb_pids=()
 cleanup() {
-  [[ -n "$xvfb_pid" ]] && kill "$xvfb_pid" 2>/dev/null || true
+  for pid in "${xvfb_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -37,13 +37,15 @@ home_with() { # home_with DIR COUNT: a home with the sample session and COUNT re
   USERDEBUG_HOME=$dir "$ud" session use bench -q
 }
 
-start_xvfb() {
-  exec 3>"$work/display"
+start_xvfb() { # start_xvfb VAR: a private Xvfb (stopped by pid on exit); its display name in VAR
+  local file
+  file=$(mktemp "$work/display.XXXXXX")
+  exec 3>"$file"
   Xvfb -displayfd 3 -noreset -nolisten tcp >/dev/null 2>&1 &
-  xvfb_pid=$!
+  xvfb_pids+=($!)
   exec 3>&-
-  for _ in $(seq 100); do [[ -s "$work/display" ]] && break; sleep 0.05; done
-  export DISPLAY=":$(head -1 "$work/display")"
+  for _ in $(seq 100); do [[ -s "$file" ]] && break; sleep 0.05; done
+  printf -v "$1" ':%s' "$(head -1 "$file")"
 }
 
 if [[ $what == before ]]; then
@@ -54,7 +56,7 @@ if [[ $what == before ]]; then
   old=$(cd "$work/before" && swift build -c release -Xswiftc -static-executable --show-bin-path)/userdebug
   mkdir -p "$work/hot"
   USERDEBUG_HOME=$work/hot "$ud" session import config/sample-session.json -q
-  start_xvfb
+  start_xvfb DISPLAY; export DISPLAY
   USERDEBUG_HOME=$work/hot hyperfine -N --style none --warmup 20 --runs "$runs" --export-json "$work/before.json" \
     -n "copy-id --to stdout ($before_rev)" "$old copy-id --to stdout" \
     -n 'copy-id --to stdout (this tree)' "$ud copy-id --to stdout" \
@@ -68,7 +70,7 @@ if [[ $what == profile ]]; then
   echo; echo "## profile: copy-id --to clipboard, 200 runs under perf record (CPU samples by phase)"
   mkdir -p "$work/prof"
   USERDEBUG_HOME=$work/prof "$ud" session import config/sample-session.json -q
-  start_xvfb
+  start_xvfb DISPLAY; export DISPLAY
   USERDEBUG_HOME=$work/prof perf record -q -o "$work/perf.data" -F 20000 --call-graph dwarf,16384 -- \
     bash -c "for i in \$(seq 200); do '$ud' copy-id --to clipboard -q; done" >/dev/null 2>&1
   perf script -i "$work/perf.data" --comm userdebug -F ip,sym 2>/dev/null | python3 Scripts/perf_phases.py
@@ -115,33 +117,46 @@ fi
 
 if [[ $what == all || $what == clipboard ]]; then
   echo; echo "## clipboard (own Xvfb)"
-  start_xvfb
+  # Three identical private servers: ours on A, where consecutive copies reach the owner process
+  # already serving (the resident owner); xclip and xsel on B, each replacing the other's owner as
+  # they always do; and on C, copies with --new-owner (connect and fork, replacing the previous
+  # owner: what a copy costs after another program took the clipboard).
+  start_xvfb display_a
+  start_xvfb display_b
+  start_xvfb display_c
+  export DISPLAY=$display_a
   mkdir -p "$work/clip"
   USERDEBUG_HOME=$work/clip "$ud" session import config/sample-session.json -q
-  echo "DISPLAY=$DISPLAY"
-  echo; echo "### copy latency (returns once the selection is owned)"
+  echo "DISPLAY=$DISPLAY (userdebug), $display_b (xclip, xsel), $display_c (userdebug --new-owner)"
+  echo; echo "### copy latency (returns once the selection is owned and confirmed)"
+  echo "(hyperfine runs each command's repetitions in one block; the --new-owner block runs on A too,"
+  echo "each copy replacing the previous owner)"
   USERDEBUG_HOME=$work/clip hyperfine -N --style none --warmup 10 --runs "$runs" --export-json "$work/copy.json" \
     -n 'userdebug copy-id --to clipboard' "$ud copy-id --to clipboard -q" \
-    -n 'printf ID | xclip -selection clipboard' "sh -c 'printf usr_8f14e45f | xclip -selection clipboard'" \
-    -n 'printf ID | xsel -ib' "sh -c 'printf usr_8f14e45f | xsel -ib'" \
+    -n 'userdebug copy-id --to clipboard --new-owner' "$ud copy-id --to clipboard -q --new-owner" \
+    -n 'printf ID | xclip -selection clipboard' "sh -c 'printf usr_8f14e45f | xclip -display $display_b -selection clipboard'" \
+    -n 'printf ID | xsel -ib' "sh -c 'printf usr_8f14e45f | xsel --display $display_b -ib'" \
     -n 'printf ID | userdebug copy' "sh -c 'printf usr_8f14e45f | $ud copy -q'"
   python3 Scripts/bench_table.py "$work/copy.json"
   echo; echo "### copy latency, interleaved (every round runs each command once, rotating the order)"
   USERDEBUG_HOME=$work/clip python3 Scripts/interleave.py "$runs" \
     "$ud copy-id --to clipboard -q" \
-    "sh -c 'printf usr_8f14e45f | xclip -selection clipboard'" \
-    "sh -c 'printf usr_8f14e45f | xsel -ib'" \
-    "sh -c 'printf usr_8f14e45f | $ud copy -q'"
+    "sh -c 'printf usr_8f14e45f | xclip -display $display_b -selection clipboard'" \
+    "sh -c 'printf usr_8f14e45f | xsel --display $display_b -ib'" \
+    "DISPLAY=$display_c $ud copy-id --to clipboard -q --new-owner" \
+    "sh -c 'printf usr_8f14e45f | $ud copy -q'" \
+    "$ud copy-id --to stdout"
   echo; echo "### paste latency, interleaved (the selection owned by userdebug)"
   USERDEBUG_HOME=$work/clip "$ud" copy-id --to clipboard -q
   USERDEBUG_HOME=$work/clip python3 Scripts/interleave.py "$runs" \
     "$ud paste" "xclip -o -selection clipboard" "xsel -ob"
   echo; echo "### stale reads: 100 rounds of copy then paste by xclip -o"
-  for tool in userdebug xsel xclip; do
+  for tool in userdebug "userdebug --new-owner" xsel xclip; do
     stale=0
     for i in $(seq 100); do
       case $tool in
         userdebug) printf "round-$i" | "$ud" copy -q ;;
+        "userdebug --new-owner") printf "round-$i" | "$ud" copy -q --new-owner ;;
         xsel) printf "round-$i" | xsel -ib ;;
         xclip) printf "round-$i" | xclip -selection clipboard ;;
       esac
