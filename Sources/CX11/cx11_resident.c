@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -35,6 +36,15 @@ int cx11_resident_address(const char *display, cx11_selection selection, struct 
     size_t room = sizeof addr->sun_path - 1;
     const char *sel = selection == CX11_PRIMARY ? "PRIMARY" : "CLIPBOARD";
     unsigned uid = (unsigned)geteuid();
+    /* A local server is also named by its socket file's identity: abstract names are shared by
+     * everyone in the network namespace, and two containers that share it may each run a server
+     * with the same display number (only one of them holding the abstract X socket). */
+    struct stat st;
+    unsigned long dev = 0, ino = 0;
+    if (parsed.transport != CX11_TRANSPORT_TCP && stat(parsed.path, &st) == 0) {
+        dev = (unsigned long)st.st_dev;
+        ino = (unsigned long)st.st_ino;
+    }
     int n;
     switch (parsed.transport) {
     case CX11_TRANSPORT_TCP:
@@ -42,11 +52,12 @@ int cx11_resident_address(const char *display, cx11_selection selection, struct 
                      parsed.display);
         break;
     case CX11_TRANSPORT_PATH:
-        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/path/%s/%d", CX11_RESIDENT_VERSION, uid, sel, parsed.path,
-                     parsed.display);
+        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/path/%s/%lx:%lx", CX11_RESIDENT_VERSION, uid, sel,
+                     parsed.path, dev, ino);
         break;
     default:
-        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/unix/%d", CX11_RESIDENT_VERSION, uid, sel, parsed.display);
+        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/unix/%d/%lx:%lx", CX11_RESIDENT_VERSION, uid, sel,
+                     parsed.display, dev, ino);
         break;
     }
     if (n < 0 || (size_t)n >= room) return 0; /* a name that does not fit: no resident owner */

@@ -65,6 +65,25 @@ public final class Xvfb: @unchecked Sendable {
         return bytes
     }
 
+    /// The abstract socket name on which our resident owner of `selection` on this display
+    /// listens (for this uid): protocol version, uid, selection, display number, and the device
+    /// and inode of the server's socket file in hex.
+    public func residentOwnerName(selection: String = "CLIPBOARD") -> String {
+        let number = display.dropFirst()
+        var info = stat()
+        let identity =
+            stat("/tmp/.X11-unix/X\(number)", &info) == 0
+            ? String(UInt(info.st_dev), radix: 16) + ":" + String(UInt(info.st_ino), radix: 16) : "0:0"
+        return "userdebug-owner-1/\(geteuid())/\(selection)/unix/\(number)/\(identity)"
+    }
+
+    /// Whether a resident owner of `selection` listens on this display (per /proc/net/unix).
+    public func residentOwnerListens(selection: String = "CLIPBOARD") -> Bool {
+        let suffix = " @" + residentOwnerName(selection: selection)
+        let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+        return table.split(separator: "\n").contains { $0.hasSuffix(suffix) }
+    }
+
     /// Environment for peers (xclip, xsel, Tk): only this display, no Xauthority.
     public var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment

@@ -18,20 +18,14 @@ struct ResidentOwnerTests {
         String(decoding: try read(x, target: "TARGETS"), as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
-    /// The abstract socket a resident owner of CLIPBOARD on `x` listens on (this process's uid).
-    private func socketName(_ x: Xvfb) -> String {
-        "userdebug-owner-1/\(geteuid())/CLIPBOARD/unix/\(x.display.dropFirst())"
-    }
+    private func socketName(_ x: Xvfb) -> String { x.residentOwnerName() }
 
-    private func isListening(_ name: String) -> Bool {
-        let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
-        return table.split(separator: "\n").contains { $0.hasSuffix(" @" + name) }
-    }
+    private func isListening(_ x: Xvfb) -> Bool { x.residentOwnerListens() }
 
     @Test func theNextCopyIsServedByTheSameProcessWithItsOwnTargets() throws {
         try withXvfb { x in
             let first = try x.clipboard.own(Payload(text: "plain text"), options: reuse)
-            #expect(eventually { isListening(socketName(x)) })
+            #expect(eventually { isListening(x) })
             #expect(!(try targets(x)).contains("application/json"))
             let json = Array(#"{"id":"usr_1"}"#.utf8)
             let second = try x.clipboard.own(Payload(bytes: json, kind: .json), options: reuse)
@@ -54,7 +48,7 @@ struct ResidentOwnerTests {
     @Test func everyPasteRightAfterAHandedOverCopySeesThatCopy() throws {
         try withXvfb { x in
             let owner = try x.clipboard.own(Payload(text: "round start"), options: reuse)
-            #expect(eventually { isListening(socketName(x)) })
+            #expect(eventually { isListening(x) })
             for i in 0..<40 {
                 let text = Array("round \(i) Zoë".utf8)
                 let served = try x.clipboard.own(Payload(bytes: text), options: reuse)
@@ -70,7 +64,7 @@ struct ResidentOwnerTests {
         try withXvfb { x in
             let old = Sample.sixteenMiB.bytes
             let owner = try x.clipboard.own(Payload(bytes: old), options: CopyOptions(transferTimeout: 30, reuseOwner: true))
-            #expect(eventually { isListening(socketName(x)) })
+            #expect(eventually { isListening(x) })
             var reader = try Spawned.start(
                 [Peer.python, "-c", Self.pausingReader], environment: x.environment, pipeInput: true, pipeOutput: true)
             defer { reader.kill(); reader.wait() }
@@ -126,7 +120,7 @@ struct ResidentOwnerTests {
             let secret = Payload(text: "token-123", isSecret: true)
             let short = CopyOptions(clearSecretAfter: 0.4, reuseOwner: true)
             let owner = try x.clipboard.own(secret, options: short)
-            #expect(eventually { isListening(socketName(x)) })
+            #expect(eventually { isListening(x) })
             #expect(try targets(x).contains("x-kde-passwordManagerHint"))
             // Plain content replaces the secret: its clear timer must not fire on it.
             _ = try x.clipboard.own(Payload(text: "plain"), options: short)
@@ -149,7 +143,7 @@ struct ResidentOwnerTests {
     @Test func anOwnerThatLostTheSelectionIsNotReused() throws {
         try withXvfb { x in
             let owner = try x.clipboard.own(Payload(text: "ours"), options: reuse)
-            #expect(eventually { isListening(socketName(x)) })
+            #expect(eventually { isListening(x) })
             try Peer.own(["xclip", "-i", "-selection", "clipboard"], input: Array("theirs".utf8), environment: x.environment)
             #expect(eventually { processExited(owner.pid) })
             let next = try x.clipboard.own(Payload(text: "ours again"), options: reuse)
@@ -178,14 +172,14 @@ struct ResidentOwnerTests {
     @Test func aNewOwnerIsStartedWhenAskedOrForALargePayloadAndTakesTheNextCopies() throws {
         try withXvfb { x in
             let first = try x.clipboard.own(Payload(text: "first"), options: reuse)
-            #expect(eventually { isListening(socketName(x)) })
+            #expect(eventually { isListening(x) })
             var fresh = reuse
             fresh.newOwner = true
             let second = try x.clipboard.own(Payload(text: "second"), options: fresh)
             #expect(second.pid != first.pid)
             #expect(eventually { processExited(first.pid) })
             expectSameBytes(try read(x), Array("second".utf8))
-            #expect(eventually { isListening(socketName(x)) }, "the new owner listens once the old one is gone")
+            #expect(eventually { isListening(x) }, "the new owner listens once the old one is gone")
             #expect(try x.clipboard.own(Payload(text: "third"), options: reuse).pid == second.pid)
 
             let large = Sample.pattern((4 << 20) + 1)
@@ -193,9 +187,35 @@ struct ResidentOwnerTests {
             #expect(third.pid != second.pid, "more than 4 MiB is not handed over")
             #expect(eventually { processExited(second.pid) })
             expectSameBytes(try read(x), large)
-            #expect(eventually { isListening(socketName(x)) })
+            #expect(eventually { isListening(x) })
             #expect(try x.clipboard.own(Payload(text: "small"), options: reuse).pid == third.pid)
             expectSameBytes(try read(x), Array("small".utf8))
+        }
+    }
+
+    /// Containers that share a network namespace share abstract socket names, and each may run a
+    /// server with the same display number: the name also carries the server socket file's
+    /// identity, so a copy never hands its content to an owner on another server.
+    @Test func anOwnerOnAnotherServerWithTheSameDisplayNumberIsNotUsed() throws {
+        try withXvfb { x in
+            let owner = try x.clipboard.own(Payload(text: "first"), options: reuse)
+            #expect(eventually { isListening(x) })
+            let path = "/tmp/.X11-unix/X\(x.display.dropFirst())"
+            #expect(rename(path, path + ".aside") == 0)
+            defer {
+                unlink(path)
+                rename(path + ".aside", path)
+            }
+            // Another socket file under the same name; this server still answers on its abstract socket.
+            let bound = try Peer.read(
+                [Peer.python, "-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", path],
+                environment: x.environment, limit: 10)
+            #expect(bound.status == 0)
+            #expect(!isListening(x), "the name now names the other socket file")
+            let next = try x.clipboard.own(Payload(text: "second"), options: reuse)
+            #expect(next.pid != owner.pid)
+            #expect(eventually { processExited(owner.pid) })
+            expectSameBytes(try read(x), Array("second".utf8))
         }
     }
 
@@ -203,7 +223,7 @@ struct ResidentOwnerTests {
         try withXvfb { x in
             let owner = try x.clipboard.own(Payload(text: "alone"), options: CopyOptions())
             usleep(200_000)
-            #expect(!isListening(socketName(x)))
+            #expect(!isListening(x))
             let next = try x.clipboard.own(Payload(text: "next"), options: reuse)
             #expect(next.pid != owner.pid)
         }
@@ -215,7 +235,7 @@ struct ResidentOwnerTests {
     func anotherUsersProcessCanNeitherReplaceNorReceiveOurContent() throws {
         try withXvfb { x in
             let owner = try x.clipboard.own(Payload(text: "ours"), options: reuse)
-            #expect(eventually { isListening(socketName(x)) })
+            #expect(eventually { isListening(x) })
             let intruder = try Peer.read(
                 Self.asNobody + [Peer.python, "-c", Self.offeringClient, socketName(x)], environment: x.environment, limit: 10)
             #expect(String(decoding: intruder.bytes, as: UTF8.self) == "reply: 0 bytes\n", "\(intruder)")
