@@ -59,7 +59,7 @@ static int connect_with_deadline(int family, const struct sockaddr *addr, sockle
             errno = ETIMEDOUT;
             return -1;
         }
-        int r = poll(&pfd, 1, (int)(left * 1000) + 1);
+        int r = poll(&pfd, 1, cx11_poll_ms(left));
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
             int saved = errno;

@@ -37,6 +37,13 @@ typedef struct cx11_session {
 /* Monotonic clock in seconds. */
 double cx11_now(void);
 
+/* poll()'s timeout for `left` seconds: rounded up, 0 when past, capped (no int overflow for
+ * a huge or infinite duration). */
+static inline int cx11_poll_ms(double left) {
+    if (!(left > 0)) return 0;
+    return left >= 1e6 ? 1000000000 : (int)(left * 1000) + 1;
+}
+
 /* Fill err (printf-style message) and return status. errno_value 0 when not a system call. */
 cx11_status cx11_fail(cx11_error *err, cx11_status status, int errno_value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -98,15 +105,19 @@ enum {
     CX11_RESIDENT_MAX_BYTES = 4 << 20,
 };
 
-/* What a copy sends to a resident owner: this header, then len bytes. Same binary both sides. */
+/* What a copy sends to a resident owner: this header, then len bytes. Same binary both sides
+ * (the socket name carries the executable's identity). Durations in seconds. */
 typedef struct cx11_offer_header {
     uint32_t magic;
     uint32_t kind;      /* cx11_kind */
     uint32_t is_secret;
     uint32_t reserved;
+    double deadline;    /* the copy stops waiting then (cx11_now(): CLOCK_MONOTONIC, one machine);
+                           the owner must not take the selection for it after that */
     double clear_after;
     double lifetime;
     double transfer_timeout;
+    double handoff_timeout;
     uint64_t len;
 } cx11_offer_header;
 
@@ -123,7 +134,11 @@ typedef struct cx11_offer_reply {
 int cx11_resident_address(const char *display, cx11_selection selection, struct sockaddr_un *addr,
                           socklen_t *addr_len);
 
-/* Does the peer of a connected unix socket run as our effective uid? */
+/* Is the peer of a connected unix socket one of ours: our effective uid and our mount namespace?
+ * Abstract names are shared by the whole network namespace, and a sandboxed app (Flatpak,
+ * bubblewrap, a rootless container with the host's network) may run as our uid without access to
+ * our files or our X server; it must neither receive nor replace our content. Fails closed when
+ * /proc cannot tell. */
 int cx11_peer_is_us(int fd);
 
 /* Read exactly len bytes from a non-blocking fd before the deadline; 0 on EOF, error or timeout. */
@@ -142,7 +157,7 @@ int cx11_resident_offer(const cx11_own_options *options, const uint8_t *bytes, s
  * the name: an owner that has not yet seen its SelectionClear). */
 int cx11_resident_listen(const cx11_own_options *options, int *in_use);
 
-/* The owner's serving loop (cx11_owner_serve.c); never returns, ends with _exit. */
+/* The owner's serving loop (cx11_serve.c); never returns, ends with _exit. */
 typedef struct cx11_serve_config {
     cx11_session session;
     xcb_atom_t selection;

@@ -45,19 +45,23 @@ int cx11_resident_address(const char *display, cx11_selection selection, struct 
         dev = (unsigned long)st.st_dev;
         ino = (unsigned long)st.st_ino;
     }
+    /* And by our executable file: an owner forked by another build (an upgrade installed while
+     * it serves) speaks another protocol, and a copy must not keep feeding the old code. */
+    if (stat("/proc/self/exe", &st) != 0) return 0;
+    unsigned long exe_dev = (unsigned long)st.st_dev, exe_ino = (unsigned long)st.st_ino;
     int n;
     switch (parsed.transport) {
     case CX11_TRANSPORT_TCP:
-        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/tcp/%s/%d", CX11_RESIDENT_VERSION, uid, sel, parsed.host,
-                     parsed.display);
+        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/tcp/%s/%d/%lx:%lx", CX11_RESIDENT_VERSION, uid, sel,
+                     parsed.host, parsed.display, exe_dev, exe_ino);
         break;
     case CX11_TRANSPORT_PATH:
-        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/path/%s/%lx:%lx", CX11_RESIDENT_VERSION, uid, sel,
-                     parsed.path, dev, ino);
+        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/path/%s/%lx:%lx/%lx:%lx", CX11_RESIDENT_VERSION, uid,
+                     sel, parsed.path, dev, ino, exe_dev, exe_ino);
         break;
     default:
-        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/unix/%d/%lx:%lx", CX11_RESIDENT_VERSION, uid, sel,
-                     parsed.display, dev, ino);
+        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/unix/%d/%lx:%lx/%lx:%lx", CX11_RESIDENT_VERSION, uid, sel,
+                     parsed.display, dev, ino, exe_dev, exe_ino);
         break;
     }
     if (n < 0 || (size_t)n >= room) return 0; /* a name that does not fit: no resident owner */
@@ -69,7 +73,12 @@ int cx11_peer_is_us(int fd) {
     struct ucred cred;
     socklen_t len = sizeof cred;
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof cred) return 0;
-    return cred.uid == geteuid();
+    if (cred.uid != geteuid() || cred.pid <= 0) return 0; /* pid 0: a pid namespace we cannot see */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)cred.pid);
+    struct stat theirs, ours;
+    if (stat(path, &theirs) != 0 || stat("/proc/self/ns/mnt", &ours) != 0) return 0;
+    return theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
 }
 
 /* Write all of the vector before the deadline on a non-blocking socket. */
@@ -82,7 +91,7 @@ static int send_all(int fd, struct iovec *iov, int count, double deadline) {
             if (errno != EAGAIN) return 0;
             struct pollfd pfd = {.fd = fd, .events = POLLOUT};
             double left = deadline - cx11_now();
-            if (left <= 0 || poll(&pfd, 1, (int)(left * 1000) + 1) < 0) {
+            if (left <= 0 || poll(&pfd, 1, cx11_poll_ms(left)) < 0) {
                 if (errno == EINTR) continue;
                 return 0;
             }
@@ -132,9 +141,11 @@ int cx11_resident_offer(const cx11_own_options *options, const uint8_t *bytes, s
         .magic = CX11_OFFER_MAGIC,
         .kind = (uint32_t)options->kind,
         .is_secret = options->is_secret ? 1u : 0u,
+        .deadline = deadline,
         .clear_after = options->clear_after,
         .lifetime = options->lifetime,
         .transfer_timeout = options->transfer_timeout,
+        .handoff_timeout = options->handoff_timeout,
         .len = (uint64_t)len,
     };
     struct iovec iov[2] = {{.iov_base = &header, .iov_len = sizeof header},

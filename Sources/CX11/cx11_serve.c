@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -53,9 +54,11 @@ static void notify(cx11_server *sv, const xcb_selection_request_event_t *req, xc
  */
 static void release_content(cx11_content *ct) {
     if (ct == NULL || --ct->refs > 0) return;
+    if (ct->is_secret && ct->latin1 != NULL) explicit_bzero(ct->latin1, ct->latin1_len);
     free(ct->latin1);
     ct->latin1 = NULL;
     if (ct->received != NULL) {
+        if (ct->is_secret) explicit_bzero(ct->received, ct->len);
         free(ct->received);
     } else if (ct->len > 0) {
         long page = sysconf(_SC_PAGESIZE);
@@ -110,7 +113,7 @@ static int start_incr(cx11_server *sv, xcb_window_t w, xcb_atom_t property, cons
     sv->content->refs++;
     *t = (cx11_transfer){
         .requestor = w, .property = property, .type = cv->type, .content = sv->content, .data = cv->data,
-        .len = cv->len, .offset = 0, .deadline = cx11_now() + sv->transfer_timeout,
+        .len = cv->len, .offset = 0, .timeout = sv->transfer_timeout, .deadline = cx11_now() + sv->transfer_timeout,
     };
     watch_window(sv, w, 1);
     uint32_t size_hint = cv->len > UINT32_MAX ? UINT32_MAX : (uint32_t)cv->len;
@@ -129,7 +132,7 @@ static void continue_transfer(cx11_server *sv, cx11_transfer *t) {
         return;
     }
     t->offset += n;
-    t->deadline = cx11_now() + sv->transfer_timeout;
+    t->deadline = cx11_now() + t->timeout;
 }
 
 /* Write one target to (w, property); 0 when refused. */
@@ -175,29 +178,40 @@ static void handle_request(cx11_server *sv, const xcb_selection_request_event_t 
     /* A NULL property marks an obsolete requestor: use the target as the property name (ICCCM 2.2). */
     xcb_atom_t property = req->property != XCB_NONE ? req->property : req->target;
     int ok = 0;
-    if (sv->owning && req->selection == sv->selection && req->owner == sv->window &&
-        (req->time == XCB_CURRENT_TIME || time_not_before(req->time, sv->acquired))) {
+    cx11_content *current = sv->content;
+    xcb_timestamp_t acquired = sv->acquired;
+    int in_time = req->time == XCB_CURRENT_TIME || time_not_before(req->time, sv->acquired);
+    if (!in_time && sv->previous != NULL && time_not_before(req->time, sv->previous_acquired)) {
+        /* Asked before our last re-take: the content we owned then answers it. */
+        sv->content = sv->previous;
+        sv->acquired = sv->previous_acquired;
+        in_time = 1;
+    }
+    if (sv->owning && req->selection == sv->selection && req->owner == sv->window && in_time) {
         if (req->target == sv->atoms[CX11_A_MULTIPLE])
             ok = req->property != XCB_NONE && serve_multiple(sv, req->requestor, property);
         else
             ok = serve_target(sv, req->requestor, req->target, property);
     }
+    sv->content = current;
+    sv->acquired = acquired;
     notify(sv, req, ok ? property : XCB_NONE);
 }
 
-/* Is our window the owner, as the server sees it (answered before the deadline)? */
-static int owner_is_us(cx11_server *sv, double deadline) {
+/* Is our window the owner, as the server sees it? 1 yes, 0 no (or the connection died), -1 no
+ * answer within 1 s. */
+static int ask_owner(cx11_server *sv) {
     xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(sv->c, sv->selection);
     xcb_generic_error_t *xerr = NULL;
     int timed_out = 0;
-    xcb_get_selection_owner_reply_t *r = cx11_wait_reply(sv->c, ck.sequence, deadline, &xerr, &timed_out);
+    xcb_get_selection_owner_reply_t *r = cx11_wait_reply(sv->c, ck.sequence, cx11_now() + 1.0, &xerr, &timed_out);
     free(xerr);
-    int mine = r != NULL && r->owner == sv->window;
+    int mine = r != NULL ? r->owner == sv->window : timed_out ? -1 : 0;
     free(r);
     return mine;
 }
 
-static int still_owner(cx11_server *sv) { return owner_is_us(sv, cx11_now() + 1.0); }
+static int still_owner(cx11_server *sv) { return ask_owner(sv) == 1; }
 
 /* Give the selection up. With our own timestamp it cannot undo a newer owner's claim. */
 static void give_up(cx11_server *sv) {
@@ -233,7 +247,7 @@ static int ask_manager(cx11_server *sv) {
                         (uint32_t)n, targets);
     sv->handoff_pending = 1;
     sv->handoff_needs_time = 1;
-    sv->handoff_deadline = cx11_now() + sv->cfg->options->handoff_timeout;
+    sv->handoff_deadline = cx11_now() + sv->handoff_timeout;
     return 1;
 }
 
@@ -283,6 +297,11 @@ static void handle_event(cx11_server *sv, xcb_generic_event_t *ev) {
     }
     case XCB_PROPERTY_NOTIFY: {
         xcb_property_notify_event_t *pn = (xcb_property_notify_event_t *)ev;
+        if (pn->window == sv->window && pn->atom == XCB_ATOM_WM_NAME) {
+            /* The timestamp of a re-take that gave up waiting for it (fresh_timestamp). */
+            if (sv->pending_stamps > 0) sv->pending_stamps--;
+            break;
+        }
         if (sv->handoff_needs_time && pn->window == sv->window && pn->atom == sv->atoms[CX11_A_PROPERTY] &&
             pn->state == XCB_PROPERTY_NEW_VALUE) {
             send_save_targets(sv, pn->time);
@@ -308,25 +327,35 @@ static void handle_event(cx11_server *sv, xcb_generic_event_t *ev) {
     }
 }
 
-/* How long a resident owner gives one offer: reading it, and taking the selection with it. */
+/* How long a resident owner gives one offer from accepting it (the copy's own deadline, sent
+ * with it, usually ends it sooner). */
 #define CX11_OFFER_BOUND 0.5
+/* The longest duration an offer may carry (about 115 days): beyond it, timers would overflow. */
+#define CX11_MAX_SECONDS 1e7
 
 /*
  * A server timestamp now: append nothing to a property of our window and take the time of its
- * PropertyNotify. Events that arrive meanwhile are handled as usual.
+ * PropertyNotify. Events that arrive meanwhile are handled as usual (a handler may wait up to
+ * 1 s for a reply of its own, so the deadline can be overrun by that much). An earlier call
+ * that gave up leaves its notification pending: it is skipped (pending_stamps).
  */
 static int fresh_timestamp(cx11_server *sv, double deadline, xcb_timestamp_t *out) {
     xcb_change_property(sv->c, XCB_PROP_MODE_APPEND, sv->window, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, 0, "");
+    sv->pending_stamps++;
     for (;;) {
         int timed_out = 0;
         xcb_generic_event_t *ev = cx11_wait_event(sv->c, deadline, &timed_out);
         if (ev == NULL) return 0;
         if ((ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY) {
             xcb_property_notify_event_t *pn = (xcb_property_notify_event_t *)ev;
-            if (pn->window == sv->window && pn->atom == XCB_ATOM_WM_NAME) {
+            if (pn->window == sv->window && pn->atom == XCB_ATOM_WM_NAME && --sv->pending_stamps == 0) {
                 *out = pn->time;
                 free(ev);
                 return 1;
+            }
+            if (pn->window == sv->window && pn->atom == XCB_ATOM_WM_NAME) {
+                free(ev);
+                continue;
             }
         }
         handle_event(sv, ev);
@@ -334,14 +363,20 @@ static int fresh_timestamp(cx11_server *sv, double deadline, xcb_timestamp_t *ou
     }
 }
 
-/* Read one offer's header and bytes from a connected client; NULL when it is not a valid offer. */
-static cx11_content *receive_offer(int fd, double deadline, cx11_offer_header *h) {
-    if (!cx11_peer_is_us(fd) || !cx11_read_exact(fd, h, sizeof *h, deadline) || h->magic != CX11_OFFER_MAGIC ||
-        h->len > CX11_RESIDENT_MAX_BYTES || h->kind > CX11_KIND_BINARY)
+static int valid_seconds(double value) { return isfinite(value) && value >= 0 && value <= CX11_MAX_SECONDS; }
+
+/* Read one offer's header and bytes from a connected client; NULL when it is not a valid offer.
+ * *deadline becomes the earlier of the bound and the client's own deadline. */
+static cx11_content *receive_offer(int fd, double *deadline, cx11_offer_header *h) {
+    if (!cx11_peer_is_us(fd) || !cx11_read_exact(fd, h, sizeof *h, *deadline) || h->magic != CX11_OFFER_MAGIC ||
+        h->len > CX11_RESIDENT_MAX_BYTES || h->kind > CX11_KIND_BINARY || !isfinite(h->deadline) ||
+        !valid_seconds(h->clear_after) || !valid_seconds(h->lifetime) || !valid_seconds(h->transfer_timeout) ||
+        !valid_seconds(h->handoff_timeout))
         return NULL;
+    if (h->deadline < *deadline) *deadline = h->deadline;
     cx11_content *ct = calloc(1, sizeof *ct);
     uint8_t *bytes = malloc(h->len > 0 ? (size_t)h->len : 1);
-    if (ct == NULL || bytes == NULL || !cx11_read_exact(fd, bytes, (size_t)h->len, deadline)) {
+    if (ct == NULL || bytes == NULL || !cx11_read_exact(fd, bytes, (size_t)h->len, *deadline)) {
         free(ct);
         free(bytes);
         return NULL;
@@ -355,41 +390,65 @@ static cx11_content *receive_offer(int fd, double deadline, cx11_offer_header *h
     return ct;
 }
 
+/* Is the copy still waiting for our answer (connected, before its deadline)? */
+static int client_waits(int fd, double deadline) {
+    if (cx11_now() >= deadline) return 0;
+    char byte;
+    ssize_t n = recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK); /* 0: it hung up */
+}
+
+/* Serve `ct` from now on (acquired at `time`) with the timers of its copy; the content it
+ * replaces answers requests stamped before `time` for one more second. */
+static void adopt(cx11_server *sv, cx11_content *ct, xcb_timestamp_t time, const cx11_offer_header *h) {
+    release_content(sv->previous);
+    sv->previous = sv->content;
+    sv->previous_acquired = sv->acquired;
+    double now = cx11_now();
+    sv->previous_until = now + 1.0;
+    sv->content = ct;
+    sv->acquired = time;
+    sv->clear_at = ct->is_secret && h->clear_after > 0 ? now + h->clear_after : 0;
+    sv->leave_at = h->lifetime > 0 ? now + h->lifetime : 0;
+    if (h->transfer_timeout > 0) sv->transfer_timeout = h->transfer_timeout;
+    sv->handoff_timeout = h->handoff_timeout;
+}
+
 /*
  * A copy hands us its content (cx11_resident_offer): take the selection again with a fresh
  * timestamp, confirm it, then serve the new content (transfers of the old one run to their end)
- * with the new copy's timers. The reply says whether it worked; the copy falls back on its own
- * otherwise. Bounded by CX11_OFFER_BOUND however the client or the X server behaves.
+ * with the new copy's timers. The reply says whether it worked; the copy owns the selection
+ * itself otherwise. Refused when we are no longer the owner (also if we learn it meanwhile), and
+ * never taken for a copy that stopped waiting: it then owns the selection itself, and taking it
+ * later could overwrite what another program copied since.
  */
 static void serve_offer(cx11_server *sv) {
     int fd = accept4(sv->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) return;
     double deadline = cx11_now() + CX11_OFFER_BOUND;
     cx11_offer_header h;
-    cx11_content *ct = receive_offer(fd, deadline, &h);
+    cx11_content *ct = receive_offer(fd, &deadline, &h);
     if (ct == NULL) {
         close(fd);
         return;
     }
     cx11_offer_reply reply = {.magic = CX11_OFFER_MAGIC, .status = CX11_NOT_OWNER, .pid = (int32_t)getpid()};
     xcb_timestamp_t time = 0;
-    if (sv->owning && !sv->leaving && !sv->handoff_pending && fresh_timestamp(sv, deadline, &time)) {
+    if (sv->owning && !sv->leaving && !sv->handoff_pending && fresh_timestamp(sv, deadline, &time) &&
+        sv->owning && !sv->leaving && client_waits(fd, deadline)) {
         xcb_set_selection_owner(sv->c, sv->window, sv->selection, time);
-        if (owner_is_us(sv, deadline)) {
-            release_content(sv->content);
-            sv->content = ct;
+        /* The answer decides what we serve, so it gets its own bound even if the copy gave up. */
+        int mine = ask_owner(sv);
+        if (mine == 1) {
+            adopt(sv, ct, time, &h);
             ct = NULL;
-            sv->acquired = time;
             sv->owning = 1;
-            double now = cx11_now();
-            sv->clear_at = sv->content->is_secret && h.clear_after > 0 ? now + h.clear_after : 0;
-            sv->leave_at = h.lifetime > 0 ? now + h.lifetime : 0;
-            if (h.transfer_timeout > 0) sv->transfer_timeout = h.transfer_timeout;
             reply.status = CX11_OK;
             reply.timestamp = time;
-        } else {
-            sv->owning = 0; /* a newer owner: it came after this copy, and its content stays */
+        } else if (mine == 0) {
+            sv->owning = 0; /* a newer owner, or the server is gone */
         }
+        /* No answer in time: what we own is unknown; keep serving, the copy owns it itself. */
     }
     xcb_flush(sv->c);
     (void)send(fd, &reply, sizeof reply, MSG_NOSIGNAL); /* 16 bytes into an empty socket buffer */
@@ -423,11 +482,16 @@ static double run_timers(cx11_server *sv) {
     }
     if (sv->handoff_pending && now >= sv->handoff_deadline) finish_handoff(sv, 0);
     if (sv->listen_retry_at > 0 && now >= sv->listen_retry_at) try_listen(sv);
+    if (sv->previous != NULL && now >= sv->previous_until) {
+        release_content(sv->previous);
+        sv->previous = NULL;
+    }
     for (size_t i = 0; i < sv->count; i++) CX11_NEXT(sv->transfers[i].deadline);
     CX11_NEXT(sv->clear_at);
     CX11_NEXT(sv->leave_at);
     if (sv->handoff_pending) CX11_NEXT(sv->handoff_deadline);
     CX11_NEXT(sv->listen_retry_at);
+    if (sv->previous != NULL) CX11_NEXT(sv->previous_until);
 #undef CX11_NEXT
     return next;
 }
@@ -473,6 +537,7 @@ void cx11_serve(const cx11_serve_config *config) {
     };
     sv.content = &sv.first;
     sv.transfer_timeout = o->transfer_timeout;
+    sv.handoff_timeout = o->handoff_timeout;
     int xfd = xcb_get_file_descriptor(sv.c);
     /* A socket buffer that holds a whole INCR chunk lets one write hand the server a chunk, so
      * each step of a large transfer costs one wake-up of the server instead of several. */
@@ -508,7 +573,15 @@ void cx11_serve(const cx11_serve_config *config) {
             sv.listen_retry_at = 0;
         }
         if (!sv.owning && !sv.handoff_pending && sv.count == 0) {
-            xcb_flush(sv.c);
+            /* One round trip before leaving: the server must have taken our last requests (the
+             * empty chunk that ends a transfer) before our socket closes. Closing with events
+             * still unread in our receive queue resets the connection, and the X server then
+             * dropped what we had just written: the reader waited for that end forever. */
+            xcb_get_input_focus_cookie_t ck = xcb_get_input_focus(sv.c);
+            xcb_generic_error_t *xerr = NULL;
+            int timed_out = 0;
+            free(cx11_wait_reply(sv.c, ck.sequence, cx11_now() + 1.0, &xerr, &timed_out));
+            free(xerr);
             _exit(0);
         }
         xcb_flush(sv.c);
@@ -523,7 +596,7 @@ void cx11_serve(const cx11_serve_config *config) {
         int timeout = -1;
         if (next > 0) {
             double left = next - cx11_now();
-            timeout = left <= 0 ? 0 : (int)(left * 1000) + 1;
+            timeout = cx11_poll_ms(left);
         }
         if (scan_idle) timeout = 0;
         /* poll skips the negative fds: no signalfd, not listening. */

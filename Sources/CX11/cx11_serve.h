@@ -32,6 +32,7 @@ typedef struct cx11_transfer {
     const uint8_t *data;
     size_t len;
     size_t offset;
+    double timeout;  /* the idle bound of the copy it started under */
     double deadline; /* dropped when the requestor stays idle past this */
 } cx11_transfer;
 
@@ -51,10 +52,17 @@ typedef struct cx11_server {
     double clear_at;        /* secrets: 0 when never */
     double leave_at;        /* lifetime: 0 when never */
     double transfer_timeout;/* of the current content's copy */
+    double handoff_timeout; /* likewise */
     cx11_transfer *transfers;
     size_t count, capacity;
     cx11_content *content;  /* what we serve now */
     cx11_content first;     /* the payload the process was forked with */
+    /* The content before the last hand-over, for requests the server stamped before our re-take
+     * but that we read after it (kept for a second). */
+    cx11_content *previous;
+    xcb_timestamp_t previous_acquired;
+    double previous_until;
+    unsigned pending_stamps;/* zero-length appends whose PropertyNotify has not arrived yet */
     int listen_fd;          /* resident owner: takes the next copy's content; -1 when not listening */
     double listen_retry_at; /* the name was still held by the previous owner: try again then (0: never) */
     double listen_give_up;

@@ -34,7 +34,7 @@ int cx11_wait_fd(int fd, double deadline) {
     for (;;) {
         double left = deadline - cx11_now();
         if (left <= 0) return 0;
-        int r = poll(&pfd, 1, (int)(left * 1000) + 1);
+        int r = poll(&pfd, 1, cx11_poll_ms(left));
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) return -1;
         if (r > 0) return 1;

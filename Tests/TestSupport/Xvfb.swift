@@ -66,20 +66,23 @@ public final class Xvfb: @unchecked Sendable {
     }
 
     /// The abstract socket name on which our resident owner of `selection` on this display
-    /// listens (for this uid): protocol version, uid, selection, display number, and the device
-    /// and inode of the server's socket file in hex.
-    public func residentOwnerName(selection: String = "CLIPBOARD") -> String {
+    /// listens: protocol version, uid, selection, display number, then the device and inode (in
+    /// hex) of the server's socket file and of the executable that forked the owner (the test
+    /// process itself for library owners, the built `userdebug` for the CLI's).
+    public func residentOwnerName(selection: String = "CLIPBOARD", executable: String = "/proc/self/exe") -> String {
         let number = display.dropFirst()
-        var info = stat()
-        let identity =
-            stat("/tmp/.X11-unix/X\(number)", &info) == 0
-            ? String(UInt(info.st_dev), radix: 16) + ":" + String(UInt(info.st_ino), radix: 16) : "0:0"
-        return "userdebug-owner-1/\(geteuid())/\(selection)/unix/\(number)/\(identity)"
+        func identity(_ path: String) -> String {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return "0:0" }
+            return String(UInt(info.st_dev), radix: 16) + ":" + String(UInt(info.st_ino), radix: 16)
+        }
+        return "userdebug-owner-1/\(geteuid())/\(selection)/unix/\(number)/\(identity("/tmp/.X11-unix/X\(number)"))/"
+            + identity(executable)
     }
 
     /// Whether a resident owner of `selection` listens on this display (per /proc/net/unix).
-    public func residentOwnerListens(selection: String = "CLIPBOARD") -> Bool {
-        let suffix = " @" + residentOwnerName(selection: selection)
+    public func residentOwnerListens(selection: String = "CLIPBOARD", executable: String = "/proc/self/exe") -> Bool {
+        let suffix = " @" + residentOwnerName(selection: selection, executable: executable)
         let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
         return table.split(separator: "\n").contains { $0.hasSuffix(suffix) }
     }

@@ -37,6 +37,9 @@ import Testing
         Case(name: "unknown command", arguments: ["copy-idd"], stdin: nil, status: 64, message: "did you mean 'copy-id'"),
         Case(name: "missing file", arguments: ["session", "import", "/nonexistent/s.json"], stdin: nil, status: 66, message: "/nonexistent/s.json"),
         Case(name: "bad --to", arguments: ["copy-id", "--to", "printer"], stdin: nil, status: 64, message: "printer"),
+        Case(name: "infinite --lifetime", arguments: ["copy-id", "--to", "clipboard", "--lifetime", "inf"], stdin: nil, status: 64,
+             message: "--lifetime needs a positive number of seconds, got 'inf'"),
+        Case(name: "infinite paste --timeout", arguments: ["paste", "--timeout", "inf"], stdin: nil, status: 64, message: "--timeout"),
         Case(name: "bad --status", arguments: ["print-response", "--status", "abc"], stdin: nil, status: 64, message: "--status"),
     ]
 

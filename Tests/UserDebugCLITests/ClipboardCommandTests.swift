@@ -250,7 +250,7 @@ import Testing
         try withXvfb { x in
             let display = ["DISPLAY": x.display]
             try home.ok(["copy-id", "--to", "clipboard"], extraEnvironment: display)
-            #expect(eventually { owners().count == 1 })
+            #expect(eventually { owners().count == 1 && x.residentOwnerListens(executable: UserDebugHome.binary) })
             let first = owners()
             try home.ok(["dump-json", "--to", "clipboard"], extraEnvironment: display)
             #expect(owners() == first, "the serving process took the JSON")
@@ -265,7 +265,7 @@ import Testing
             #expect(eventually { owners().count == 1 && owners() != first }, "\(owners()) after \(first)")
             #expect(try xclipOut(x).bytes == Array("usr_1".utf8))
             let second = owners()
-            #expect(eventually { x.residentOwnerListens() })
+            #expect(eventually { x.residentOwnerListens(executable: UserDebugHome.binary) })
             try home.ok(["copy-id", "--to", "clipboard"], extraEnvironment: display)
             #expect(owners() == second, "the new owner takes the next copy")
 

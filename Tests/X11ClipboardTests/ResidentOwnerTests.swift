@@ -20,6 +20,13 @@ struct ResidentOwnerTests {
 
     private func socketName(_ x: Xvfb) -> String { x.residentOwnerName() }
 
+    /// The owner's TIMESTAMP target: the server time it took the selection at.
+    private func ownershipTime(_ x: Xvfb) throws -> UInt32 {
+        let bytes = try x.clipboard.paste(selection: .clipboard, target: "TIMESTAMP", timeout: 2)
+        #expect(bytes.count == 4, "\(bytes)")
+        return bytes.prefix(4).reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
     private func isListening(_ x: Xvfb) -> Bool { x.residentOwnerListens() }
 
     @Test func theNextCopyIsServedByTheSameProcessWithItsOwnTargets() throws {
@@ -58,6 +65,93 @@ struct ResidentOwnerTests {
         }
     }
 
+    /// Each hand-over takes the selection again (a new owner change with a fresh server time),
+    /// not merely a swap of what the process serves: clipboard managers (Klipper, CopyQ, GPaste,
+    /// csd-clipboard) learn of a new copy only from that change, through XFixes.
+    @Test func aClipboardWatcherSeesEveryHandedOverCopy() throws {
+        try withXvfb { x in
+            let owner = try x.clipboard.own(Payload(text: "before the watcher"), options: reuse)
+            #expect(eventually { isListening(x) })
+            let watcher = try Peer.start([Peer.python, "-c", Self.ownerChangeWatcher], environment: x.environment)
+            defer { watcher.kill(); watcher.wait() }
+            #expect(watcher.receiveLine() == "ready")
+            var times: [Int64] = []
+            for i in 0..<10 {
+                #expect(try x.clipboard.own(Payload(text: "copy \(i)"), options: reuse).pid == owner.pid)
+                guard let line = watcher.receiveLine(), let time = Int64(line.split(separator: " ").last ?? "") else {
+                    Issue.record("no owner change for copy \(i)")
+                    break
+                }
+                times.append(time)
+                // The TIMESTAMP target reports the time the owner change carried.
+                #expect(Int64(try ownershipTime(x)) == time)
+            }
+            #expect(times.count == 10)
+            #expect(times == times.sorted(), "\(times)")
+        }
+    }
+
+    /// A request the server stamped before our re-take but that we read after it (ConvertSelection
+    /// with a time between the two) is answered with the content owned at that time, for a second
+    /// after the hand-over: it is not refused, as a time before our ownership otherwise is.
+    @Test func aRequestStampedBeforeTheHandOverGetsTheContentOfThatTime() throws {
+        try withXvfb { x in
+            _ = try x.clipboard.own(Payload(text: "earlier"), options: reuse)
+            #expect(eventually { isListening(x) })
+            let earlier = try ownershipTime(x)
+            usleep(5000)
+            _ = try x.clipboard.own(Payload(text: "later"), options: reuse)
+            let later = try ownershipTime(x)
+            #expect(Int32(bitPattern: later &- earlier) > 0)
+            let stamped = try Peer.read(
+                [Peer.python, "-c", Self.stampedRequest, String(earlier)], environment: x.environment, limit: 10)
+            #expect(String(decoding: stamped.bytes, as: UTF8.self) == "earlier\n", "\(stamped)")
+            usleep(1_300_000)  // the previous content is kept for one second
+            let late = try Peer.read(
+                [Peer.python, "-c", Self.stampedRequest, String(earlier)], environment: x.environment, limit: 10)
+            #expect(String(decoding: late.bytes, as: UTF8.self) == "refused\n", "\(late)")
+            expectSameBytes(try read(x), Array("later".utf8))
+        }
+    }
+
+    /// ConvertSelection of CLIPBOARD to UTF8_STRING stamped with the time in argv[1]; prints the
+    /// text, or "refused".
+    static let stampedRequest = """
+        import signal, sys
+        signal.alarm(8)
+        from Xlib import X, display
+        d = display.Display()
+        w = d.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent)
+        prop = d.intern_atom('STAMPED')
+        w.convert_selection(d.intern_atom('CLIPBOARD'), d.intern_atom('UTF8_STRING'), prop, int(sys.argv[1]))
+        while True:
+            e = d.next_event()
+            if e.type == X.SelectionNotify: break
+        if e.property == X.NONE:
+            print('refused')
+        else:
+            print(bytes(w.get_full_property(prop, X.AnyPropertyType).value).decode())
+        """
+
+    /// Prints "ready", then "owner <window> <time>" for each SetSelectionOwner on CLIPBOARD
+    /// (XFixes); gives up after 30 s.
+    static let ownerChangeWatcher = """
+        import signal
+        signal.alarm(30)
+        from Xlib import display
+        from Xlib.ext import xfixes
+        d = display.Display()
+        d.xfixes_query_version()
+        root = d.screen().root
+        d.xfixes_select_selection_input(root, d.intern_atom('CLIPBOARD'), xfixes.XFixesSetSelectionOwnerNotifyMask)
+        d.sync()
+        print('ready', flush=True)
+        while True:
+            e = d.next_event()
+            if type(e).__name__ == 'SetSelectionOwnerNotify':
+                print('owner', e.owner.id, e.selection_timestamp, flush=True)
+        """
+
     /// A transfer of the old content that is under way when new content arrives gets the old
     /// bytes, whole; readers that ask afterwards get the new content.
     @Test func aTransferUnderWayFinishesWithTheOldContent() throws {
@@ -84,9 +178,11 @@ struct ResidentOwnerTests {
     }
 
     /// Reads CLIPBOARD by INCR: takes the first chunk, prints "paused", waits for a line on stdin,
-    /// then reads the rest and writes every byte it received to stdout.
+    /// then reads the rest and writes every byte it received to stdout. Killed by SIGALRM after
+    /// 60 s, so a transfer that never ends fails the test instead of hanging it.
     static let pausingReader = """
-        import sys
+        import signal, sys
+        signal.alarm(60)
         from Xlib import X, display
         d = display.Display()
         w = d.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent, event_mask=X.PropertyChangeMask)
@@ -118,7 +214,7 @@ struct ResidentOwnerTests {
     @Test func aSecretsTimerFollowsTheLatestCopy() throws {
         try withXvfb { x in
             let secret = Payload(text: "token-123", isSecret: true)
-            let short = CopyOptions(clearSecretAfter: 0.4, reuseOwner: true)
+            let short = CopyOptions(clearSecretAfter: 1.5, reuseOwner: true)
             let owner = try x.clipboard.own(secret, options: short)
             #expect(eventually { isListening(x) })
             #expect(try targets(x).contains("x-kde-passwordManagerHint"))
@@ -126,7 +222,7 @@ struct ResidentOwnerTests {
             _ = try x.clipboard.own(Payload(text: "plain"), options: short)
             #expect(!(try targets(x)).contains("x-kde-passwordManagerHint"))
             #expect(try targets(x).contains("SAVE_TARGETS"))
-            usleep(900_000)
+            usleep(2_500_000)  // past the secret's 1.5 s: plain content must not be cleared
             expectSameBytes(try read(x), Array("plain".utf8))
             #expect(!processExited(owner.pid))
             // A secret handed over starts its own timer.
@@ -149,6 +245,67 @@ struct ResidentOwnerTests {
             let next = try x.clipboard.own(Payload(text: "ours again"), options: reuse)
             #expect(next.pid != owner.pid)
             expectSameBytes(try read(x), Array("ours again".utf8))
+        }
+    }
+
+    /// An owner that lost the selection but still finishes a transfer stops listening at once:
+    /// the next copy forks its own owner, and the transfer still ends with the old bytes.
+    @Test func anOwnerFinishingATransferAfterLosingTheSelectionTakesNoCopy() throws {
+        try withXvfb { x in
+            let old = Sample.sixteenMiB.bytes
+            let owner = try x.clipboard.own(Payload(bytes: old), options: CopyOptions(transferTimeout: 30, reuseOwner: true))
+            #expect(eventually { isListening(x) })
+            var reader = try Spawned.start(
+                [Peer.python, "-c", Self.pausingReader], environment: x.environment, pipeInput: true, pipeOutput: true)
+            defer { reader.kill(); reader.wait() }
+            #expect(reader.receiveLine() == "paused")
+            let theirs = Array("theirs".utf8)
+            try Peer.own(["xclip", "-i", "-selection", "clipboard"], input: theirs, environment: x.environment)
+            #expect(eventually { (try? read(x)) == theirs })
+            #expect(eventually { !isListening(x) }, "not owning: no longer listening")
+            #expect(!processExited(owner.pid), "kept alive by the transfer")
+
+            let ours = Array("ours again".utf8)
+            let next = try x.clipboard.own(Payload(bytes: ours), options: reuse)
+            #expect(next.pid != owner.pid)
+            expectSameBytes(try read(x), ours)
+            reader.send(Array("go\n".utf8))
+            reader.input = -1
+            expectSameBytes(reader.receiveAll(), old)
+            reader.output = -1
+            #expect(eventually { processExited(owner.pid) })
+        }
+    }
+
+    /// A copy that gave up waiting (here its owner was stopped) owns the selection itself; when
+    /// the stopped owner wakes, it must not take the selection for that copy any more, which
+    /// would overwrite what another program copied meanwhile.
+    @Test func anOfferTheCopyGaveUpOnIsNeverTakenLater() throws {
+        try withXvfb { x in
+            let owner = try x.clipboard.own(Payload(text: "first"), options: reuse)
+            #expect(eventually { isListening(x) })
+            kill(owner.pid, SIGSTOP)
+            var hasty = reuse
+            hasty.connectTimeout = 0.6
+            let fallback = try x.clipboard.own(Payload(text: "given up"), options: hasty)
+            #expect(fallback.pid != owner.pid)
+            let newer = Array("newer, from another program".utf8)
+            try Peer.own(["xclip", "-i", "-selection", "clipboard"], input: newer, environment: x.environment)
+            #expect(eventually { (try? read(x)) == newer })
+            kill(owner.pid, SIGCONT)
+            #expect(eventually { processExited(owner.pid) }, "woke, found it no longer owns, left")
+            #expect(eventually { processExited(fallback.pid) })
+            expectSameBytes(try read(x), newer)
+        }
+    }
+
+    @Test func fourMiBExactlyIsStillHandedOver() throws {
+        try withXvfb { x in
+            let owner = try x.clipboard.own(Payload(text: "small"), options: reuse)
+            #expect(eventually { isListening(x) })
+            let limit = Sample.pattern(4 << 20)
+            #expect(try x.clipboard.own(Payload(bytes: limit), options: reuse).pid == owner.pid)
+            expectSameBytes(try read(x), limit)
         }
     }
 
@@ -211,7 +368,6 @@ struct ResidentOwnerTests {
                 [Peer.python, "-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", path],
                 environment: x.environment, limit: 10)
             #expect(bound.status == 0)
-            #expect(!isListening(x), "the name now names the other socket file")
             let next = try x.clipboard.own(Payload(text: "second"), options: reuse)
             #expect(next.pid != owner.pid)
             #expect(eventually { processExited(owner.pid) })
@@ -249,8 +405,7 @@ struct ResidentOwnerTests {
             defer { squatter.kill(); squatter.wait() }
             #expect(squatter.receiveLine() == "listening")
             let token = Array("token-xyz".utf8)
-            let served = try x.clipboard.own(Payload(bytes: token, isSecret: true), options: reuse)
-            #expect(served.pid != squatter.pid)
+            _ = try x.clipboard.own(Payload(bytes: token, isSecret: true), options: reuse)
             expectSameBytes(try read(x), token)
             squatter.kill(SIGTERM)
             #expect(squatter.receiveLine() == "received 0 bytes")
@@ -259,18 +414,49 @@ struct ResidentOwnerTests {
     }
 
     static let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    /// Our own uid, in a mount namespace of its own (as a Flatpak or bubblewrap sandbox, or a
+    /// container sharing the host's network, would be): it shares our abstract socket names.
+    static let inOtherMountNamespace = ["/usr/bin/unshare", "--mount"]
+
+    @Test(.enabled(if: geteuid() == 0, "unshare --mount needs root; CI runs as root"))
+    func aProcessOfOurUidInAnotherMountNamespaceIsNotTrusted() throws {
+        try withXvfb { x in
+            let owner = try x.clipboard.own(Payload(text: "ours"), options: reuse)
+            #expect(eventually { isListening(x) })
+            let intruder = try Peer.read(
+                Self.inOtherMountNamespace + [Peer.python, "-c", Self.offeringClient, socketName(x)], environment: x.environment,
+                limit: 10)
+            #expect(String(decoding: intruder.bytes, as: UTF8.self) == "reply: 0 bytes\n", "\(intruder)")
+            expectSameBytes(try read(x), Array("ours".utf8))
+            kill(owner.pid, SIGTERM)
+            #expect(eventually { processExited(owner.pid) })
+
+            var squatter = try Spawned.start(
+                Self.inOtherMountNamespace + [Peer.python, "-c", Self.squatter, socketName(x)], environment: x.environment,
+                pipeOutput: true)
+            defer { squatter.kill(); squatter.wait() }
+            #expect(squatter.receiveLine() == "listening")
+            let token = Array("token-xyz".utf8)
+            _ = try x.clipboard.own(Payload(bytes: token, isSecret: true), options: reuse)
+            expectSameBytes(try read(x), token)
+            squatter.kill(SIGTERM)
+            #expect(squatter.receiveLine() == "received 0 bytes")
+            squatter.output = -1
+        }
+    }
 
     /// Connects to the abstract name in argv[1], sends a well-formed offer of "evil", prints how
     /// many reply bytes came back.
     static let offeringClient = """
-        import socket, struct, sys
+        import socket, struct, sys, time
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(5)
         s.connect('\\0' + sys.argv[1])
         body = b'evil'
         got = b''
         try:
-            s.sendall(struct.pack('<IIIIdddQ', 0x75646f31, 0, 0, 0, 0.0, 0.0, 10.0, len(body)) + body)
+            header = struct.pack('<IIIIdddddQ', 0x75646f31, 0, 0, 0, time.monotonic() + 5, 0.0, 0.0, 10.0, 1.5, len(body))
+            s.sendall(header + body)
             while True:
                 chunk = s.recv(64)
                 if not chunk: break

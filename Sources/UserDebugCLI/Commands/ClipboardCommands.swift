@@ -50,7 +50,7 @@ enum ClipboardCommands {
         maxPositionals: 0
     ) { invocation in
         let timeoutText = invocation.arguments.value("timeout") ?? "5"
-        guard let timeout = Double(timeoutText), timeout > 0 else {
+        guard let timeout = Double(timeoutText), timeout.isFinite, timeout > 0 else {
             throw CommandError(.usage, "--timeout needs a positive number of seconds, got '\(timeoutText)'")
         }
         let bytes = try invocation.clipboardFactory(invocation.variable("DISPLAY")).paste(

@@ -79,7 +79,7 @@ struct OutputRouter {
             reuseOwner: config.clipboard.reuseOwner,
             newOwner: invocation.arguments.has("new-owner"))
         if let lifetime = invocation.arguments.value("lifetime") {
-            guard let seconds = Double(lifetime), seconds > 0 else {
+            guard let seconds = Double(lifetime), seconds.isFinite, seconds > 0 else {
                 throw CommandError(.usage, "--lifetime needs a positive number of seconds, got '\(lifetime)'")
             }
             options.lifetime = seconds
