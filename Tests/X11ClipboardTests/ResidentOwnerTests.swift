@@ -152,64 +152,40 @@ struct ResidentOwnerTests {
                 print('owner', e.owner.id, e.selection_timestamp, flush=True)
         """
 
+    /// An owner of `bytes` (listening for the next copy) and a reader paused in the middle of
+    /// an INCR transfer of them (`Peer.pausingReader`).
+    private func pausedTransfer(_ x: Xvfb, of bytes: [UInt8]) throws -> (OwnerProcess, Spawned) {
+        let owner = try x.clipboard.own(Payload(bytes: bytes), options: CopyOptions(transferTimeout: 30, reuseOwner: true))
+        #expect(eventually { isListening(x) })
+        let reader = try Spawned.start(
+            [Peer.python, "-c", Peer.pausingReader], environment: x.environment, pipeInput: true, pipeOutput: true)
+        #expect(reader.receiveLine() == "paused")
+        return (owner, reader)
+    }
+
+    /// Lets a paused reader finish; what it read.
+    private func resume(_ reader: Spawned) -> [UInt8] {
+        reader.send(Array("go\n".utf8))
+        return reader.receiveAll()
+    }
+
     /// A transfer of the old content that is under way when new content arrives gets the old
     /// bytes, whole; readers that ask afterwards get the new content.
     @Test func aTransferUnderWayFinishesWithTheOldContent() throws {
         try withXvfb { x in
             let old = Sample.sixteenMiB.bytes
-            let owner = try x.clipboard.own(Payload(bytes: old), options: CopyOptions(transferTimeout: 30, reuseOwner: true))
-            #expect(eventually { isListening(x) })
-            var reader = try Spawned.start(
-                [Peer.python, "-c", Self.pausingReader], environment: x.environment, pipeInput: true, pipeOutput: true)
+            let (owner, reader) = try pausedTransfer(x, of: old)
             defer { reader.kill(); reader.wait() }
-            #expect(reader.receiveLine() == "paused")
 
             let new = Array("the new content".utf8)
             let served = try x.clipboard.own(Payload(bytes: new), options: reuse)
             #expect(served.pid == owner.pid)
             expectSameBytes(try read(x), new)
 
-            reader.send(Array("go\n".utf8))
-            reader.input = -1
-            expectSameBytes(reader.receiveAll(), old)
-            reader.output = -1
+            expectSameBytes(resume(reader), old)
             expectSameBytes(try read(x), new)
         }
     }
-
-    /// Reads CLIPBOARD by INCR: takes the first chunk, prints "paused", waits for a line on stdin,
-    /// then reads the rest and writes every byte it received to stdout. Killed by SIGALRM after
-    /// 60 s, so a transfer that never ends fails the test instead of hanging it.
-    static let pausingReader = """
-        import signal, sys
-        signal.alarm(60)
-        from Xlib import X, display
-        d = display.Display()
-        w = d.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent, event_mask=X.PropertyChangeMask)
-        clip = d.intern_atom('CLIPBOARD'); utf8 = d.intern_atom('UTF8_STRING')
-        prop = d.intern_atom('PAUSE'); incr = d.intern_atom('INCR')
-        w.convert_selection(clip, utf8, prop, X.CurrentTime)
-        while True:
-            e = d.next_event()
-            if e.type == X.SelectionNotify: break
-        r = w.get_full_property(prop, X.AnyPropertyType)
-        if r is None or r.property_type != incr:
-            print('not-incr', flush=True); sys.exit(1)
-        w.delete_property(prop); d.flush()
-        data = bytearray(); paused = False
-        while True:
-            e = d.next_event()
-            if not (e.type == X.PropertyNotify and e.atom == prop and e.state == X.PropertyNewValue): continue
-            if not paused:
-                paused = True
-                print('paused', flush=True)
-                sys.stdin.readline()
-            r = w.get_full_property(prop, X.AnyPropertyType, sizehint=1 << 20)
-            w.delete_property(prop); d.flush()
-            if r is None or len(r.value) == 0: break
-            data += bytes(r.value)
-        sys.stdout.buffer.write(data); sys.stdout.flush()
-        """
 
     @Test func aSecretsTimerFollowsTheLatestCopy() throws {
         try withXvfb { x in
@@ -253,12 +229,8 @@ struct ResidentOwnerTests {
     @Test func anOwnerFinishingATransferAfterLosingTheSelectionTakesNoCopy() throws {
         try withXvfb { x in
             let old = Sample.sixteenMiB.bytes
-            let owner = try x.clipboard.own(Payload(bytes: old), options: CopyOptions(transferTimeout: 30, reuseOwner: true))
-            #expect(eventually { isListening(x) })
-            var reader = try Spawned.start(
-                [Peer.python, "-c", Self.pausingReader], environment: x.environment, pipeInput: true, pipeOutput: true)
+            let (owner, reader) = try pausedTransfer(x, of: old)
             defer { reader.kill(); reader.wait() }
-            #expect(reader.receiveLine() == "paused")
             let theirs = Array("theirs".utf8)
             try Peer.own(["xclip", "-i", "-selection", "clipboard"], input: theirs, environment: x.environment)
             #expect(eventually { (try? read(x)) == theirs })
@@ -269,10 +241,7 @@ struct ResidentOwnerTests {
             let next = try x.clipboard.own(Payload(bytes: ours), options: reuse)
             #expect(next.pid != owner.pid)
             expectSameBytes(try read(x), ours)
-            reader.send(Array("go\n".utf8))
-            reader.input = -1
-            expectSameBytes(reader.receiveAll(), old)
-            reader.output = -1
+            expectSameBytes(resume(reader), old)
             #expect(eventually { processExited(owner.pid) })
         }
     }
@@ -389,51 +358,34 @@ struct ResidentOwnerTests {
     /// replacing our content, and our content (maybe a secret) from reaching another user's process.
     @Test(.enabled(if: geteuid() == 0, "switching to another uid needs root; CI runs as root"))
     func anotherUsersProcessCanNeitherReplaceNorReceiveOurContent() throws {
-        try withXvfb { x in
-            let owner = try x.clipboard.own(Payload(text: "ours"), options: reuse)
-            #expect(eventually { isListening(x) })
-            let intruder = try Peer.read(
-                Self.asNobody + [Peer.python, "-c", Self.offeringClient, socketName(x)], environment: x.environment, limit: 10)
-            #expect(String(decoding: intruder.bytes, as: UTF8.self) == "reply: 0 bytes\n", "\(intruder)")
-            expectSameBytes(try read(x), Array("ours".utf8))
-            kill(owner.pid, SIGTERM)
-            #expect(eventually { processExited(owner.pid) })
-
-            // Another uid holds the name first: a copy must not hand it the secret.
-            var squatter = try Spawned.start(
-                Self.asNobody + [Peer.python, "-c", Self.squatter, socketName(x)], environment: x.environment, pipeOutput: true)
-            defer { squatter.kill(); squatter.wait() }
-            #expect(squatter.receiveLine() == "listening")
-            let token = Array("token-xyz".utf8)
-            _ = try x.clipboard.own(Payload(bytes: token, isSecret: true), options: reuse)
-            expectSameBytes(try read(x), token)
-            squatter.kill(SIGTERM)
-            #expect(squatter.receiveLine() == "received 0 bytes")
-            squatter.output = -1
-        }
+        try expectStrangerCanNeitherReplaceNorReceive(runningAs: Self.asNobody)
     }
 
     static let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    /// Our own uid, in a mount namespace of its own (as a Flatpak or bubblewrap sandbox, or a
-    /// container sharing the host's network, would be): it shares our abstract socket names.
-    static let inOtherMountNamespace = ["/usr/bin/unshare", "--mount"]
 
+    /// Our own uid in a mount namespace of its own (as a Flatpak or bubblewrap sandbox, or a
+    /// container sharing the host's network, would be): it shares our abstract socket names.
     @Test(.enabled(if: geteuid() == 0, "unshare --mount needs root; CI runs as root"))
     func aProcessOfOurUidInAnotherMountNamespaceIsNotTrusted() throws {
+        try expectStrangerCanNeitherReplaceNorReceive(runningAs: ["/usr/bin/unshare", "--mount"])
+    }
+
+    /// A process started with `prefix` offers content to our owner (refused without an answer,
+    /// our content stays), then holds the owner's name itself while we copy a secret (it receives
+    /// nothing, and the secret is still copied, by a process of ours).
+    private func expectStrangerCanNeitherReplaceNorReceive(runningAs prefix: [String]) throws {
         try withXvfb { x in
             let owner = try x.clipboard.own(Payload(text: "ours"), options: reuse)
             #expect(eventually { isListening(x) })
             let intruder = try Peer.read(
-                Self.inOtherMountNamespace + [Peer.python, "-c", Self.offeringClient, socketName(x)], environment: x.environment,
-                limit: 10)
+                prefix + [Peer.python, "-c", Self.offeringClient, socketName(x)], environment: x.environment, limit: 10)
             #expect(String(decoding: intruder.bytes, as: UTF8.self) == "reply: 0 bytes\n", "\(intruder)")
             expectSameBytes(try read(x), Array("ours".utf8))
             kill(owner.pid, SIGTERM)
             #expect(eventually { processExited(owner.pid) })
 
-            var squatter = try Spawned.start(
-                Self.inOtherMountNamespace + [Peer.python, "-c", Self.squatter, socketName(x)], environment: x.environment,
-                pipeOutput: true)
+            let squatter = try Spawned.start(
+                prefix + [Peer.python, "-c", Self.squatter, socketName(x)], environment: x.environment, pipeOutput: true)
             defer { squatter.kill(); squatter.wait() }
             #expect(squatter.receiveLine() == "listening")
             let token = Array("token-xyz".utf8)
@@ -441,7 +393,6 @@ struct ResidentOwnerTests {
             expectSameBytes(try read(x), token)
             squatter.kill(SIGTERM)
             #expect(squatter.receiveLine() == "received 0 bytes")
-            squatter.output = -1
         }
     }
 

@@ -12,15 +12,16 @@ extension Peer {
         sys.stdout.buffer.write(root.clipboard_get().encode('utf-8'))
         """
 
-    /// A reader (python-xlib) that starts an INCR transfer of CLIPBOARD, takes the first chunk,
-    /// prints "stalled", and then never asks for more.
-    static let stallingReader = """
-        import sys, time
+    /// The start of an INCR reader (python-xlib): asks for CLIPBOARD as UTF8_STRING into the
+    /// property INCRTEST (`prop`) of its window `w`, checks the answer is INCR and deletes it to
+    /// ask for the first chunk. Exits with "not-incr" otherwise.
+    static let incrReaderStart = """
+        import sys
         from Xlib import X, Xatom, display
         d = display.Display()
         w = d.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent, event_mask=X.PropertyChangeMask)
         clip = d.intern_atom('CLIPBOARD'); utf8 = d.intern_atom('UTF8_STRING')
-        prop = d.intern_atom('STALL'); incr = d.intern_atom('INCR')
+        prop = d.intern_atom('INCRTEST'); incr = d.intern_atom('INCR')
         w.convert_selection(clip, utf8, prop, X.CurrentTime)
         while True:
             e = d.next_event()
@@ -29,11 +30,37 @@ extension Peer {
         if r is None or r.property_type != incr:
             print('not-incr', flush=True); sys.exit(1)
         w.delete_property(prop); d.flush()
+
+        """
+
+    /// A reader that starts an INCR transfer of CLIPBOARD, takes the first chunk, prints
+    /// "stalled", and then never asks for more.
+    static let stallingReader = incrReaderStart + """
+        import time
         while True:
             e = d.next_event()
             if e.type == X.PropertyNotify and e.atom == prop and e.state == X.PropertyNewValue: break
         print('stalled', flush=True)
         while True: time.sleep(60)
+        """
+
+    /// A reader that takes the first chunk, prints "paused", waits for a line on stdin, then
+    /// reads the rest and writes every byte it received to stdout. Killed by SIGALRM after 60 s,
+    /// so a transfer that never ends fails the test instead of hanging it.
+    static let pausingReader = "import signal\nsignal.alarm(60)\n" + incrReaderStart + """
+        data = bytearray(); paused = False
+        while True:
+            e = d.next_event()
+            if not (e.type == X.PropertyNotify and e.atom == prop and e.state == X.PropertyNewValue): continue
+            if not paused:
+                paused = True
+                print('paused', flush=True)
+                sys.stdin.readline()
+            r = w.get_full_property(prop, X.AnyPropertyType, sizehint=1 << 20)
+            w.delete_property(prop); d.flush()
+            if r is None or len(r.value) == 0: break
+            data += bytes(r.value)
+        sys.stdout.buffer.write(data); sys.stdout.flush()
         """
 
     /// MULTIPLE with three pairs; prints each pair's answer as "target=property-or-None:value".
