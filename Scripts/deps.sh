@@ -13,6 +13,7 @@ packages=(
   cinnamon-settings-daemon dbus-daemon        # csd-clipboard: a real clipboard manager (SAVE_TARGETS)
   python3 python3-venv curl dash              # test helpers, echo server, shell-safety checks
   zsh fish groff-base                         # completion syntax checks, man page rendering
+  strace                                      # which files the hotkey path opens (HotPathCacheTests)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(hyperfine linux-perf)  # perf: Scripts/bench.sh profile

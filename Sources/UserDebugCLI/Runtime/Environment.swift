@@ -104,12 +104,21 @@ final class Invocation: @unchecked Sendable {
 
     /// The session the command acts on: `--session NAME`, else the current one.
     func session() throws -> Session {
-        let store = try storeForReading()
         if let name = arguments.value("session") {
-            guard let session = try store.session(named: name) else { throw StoreError.noSuchSession(name) }
+            guard let session = try storeForReading().session(named: name) else { throw StoreError.noSuchSession(name) }
             return session
         }
-        guard let session = try store.currentSession() else { throw StoreError.noCurrentSession }
+        // The hotkey path: the copy of the current session beside the store, while the store's
+        // files still match it (CurrentSessionCache); not once this command opened the store.
+        let path = paths.databasePath
+        let untouched = readStore == nil && writeStore == nil
+        if untouched, let cached = CurrentSessionCache.read(databasePath: path) {
+            report(SessionStore.permissionWarnings(path: path))
+            return cached
+        }
+        let fingerprint = untouched ? CurrentSessionCache.fingerprint(of: path) : nil
+        guard let session = try storeForReading().currentSession() else { throw StoreError.noCurrentSession }
+        if let fingerprint, writeStore == nil { CurrentSessionCache.write(session, databasePath: path, fingerprint: fingerprint) }
         return session
     }
 

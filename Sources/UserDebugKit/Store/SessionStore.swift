@@ -49,6 +49,14 @@ public final class SessionStore: @unchecked Sendable {
     /// - Throws: `.missing` (read-only, no store yet), `.isDirectory`, `.notADatabase`,
     ///   `.corrupt`, `.incompatible` (another program's database or a newer schema),
     ///   `.readOnly` (read-write open of a read-only file or directory), `.permissionDenied`.
+    /// What `open` warns about: a store directory or file that others may read.
+    public static func permissionWarnings(path: String) -> [String] {
+        [
+            FileSystem.loosenessWarning(FileSystem.directory(of: path), allowed: 0o700),
+            FileSystem.loosenessWarning(path, allowed: 0o600),
+        ].compactMap { $0 }
+    }
+
     public static func open(path: String, mode: Mode, busyTimeoutMilliseconds: Int32 = 5000) throws(StoreError) -> SessionStore {
         let directory = FileSystem.directory(of: path)
         if let status = FileStatus(path: path) {
@@ -60,10 +68,7 @@ public final class SessionStore: @unchecked Sendable {
             try FileSystem.createDirectories(directory)
             try FileSystem.createFileIfMissing(path)
         }
-        var warnings = [
-            FileSystem.loosenessWarning(directory, allowed: 0o700),
-            FileSystem.loosenessWarning(path, allowed: 0o600),
-        ].compactMap { $0 }
+        var warnings = permissionWarnings(path: path)
 
         var database = try Database(path: path, readOnly: mode == .readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         switch mode {
