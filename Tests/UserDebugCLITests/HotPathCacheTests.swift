@@ -67,6 +67,90 @@ import Testing
         }
     }
 
+    /// Runs a bash script with this home's environment, `UD` the binary, `DB` the store; the
+    /// script's stdout, trimmed.
+    func script(_ body: String) throws -> String {
+        let full = """
+            set -u
+            UD=\(UserDebugHome.binary)
+            DB=\(home.databasePath)
+            hold() { python3 -c 'import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1]); c.execute("select 1 from sessions").fetchall(); time.sleep(30)' "$DB" & HOLDER=$!; sleep 0.3; }
+            \(body)
+            kill -9 $HOLDER 2>/dev/null; wait 2>/dev/null
+            """
+        let result = try runTool("/usr/bin/timeout", ["-s", "KILL", "60", "/bin/bash", "-c", full], environment: home.environment)
+        return result.out.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The app holds the store open (so nothing checkpoints), and a writer pauses between
+    /// appending its commit to the WAL and publishing it in the -shm (strace delays its WAL
+    /// writes): a copy-id meanwhile sees the old session (so does SQLite), and the commands after
+    /// it see the new one, never a copy of the old.
+    @Test func aCommitPausedBeforeItIsPublishedIsNeverHiddenByTheCopy() throws {
+        let out = try script("""
+            echo '{"name": "t", "user": {"identifier": "usr_2"}}' | $UD session import - -q
+            $UD session use staging -q
+            hold
+            $UD copy-id --to stdout >/dev/null; sleep 0.15; $UD copy-id --to stdout >/dev/null
+            strace -f -qq -o /dev/null -P "$DB-wal" -e trace=pwrite64 -e inject=pwrite64:delay_exit=400000 $UD session use t -q &
+            WRITER=$!
+            # One changed page: the WAL header and one frame (24 + 4096 bytes); the writer then
+            # pauses 0.4 s after its last WAL write, before it publishes the commit.
+            until [ "$(stat -c %s "$DB-wal")" -ge 4152 ]; do sleep 0.005; done
+            sleep 0.2
+            echo "during $($UD copy-id --to stdout)"
+            wait $WRITER
+            sleep 0.2
+            echo "after $($UD copy-id --to stdout) $($UD copy-id --to stdout)"
+            """)
+        #expect(out == "during usr_1\nafter usr_2 usr_2", "\(out)")
+    }
+
+    /// A writer killed after its commit reached the WAL but before it was published, then the app
+    /// killed too: the next SQLite open recovers the commit, and so must the next copy-id.
+    @Test func aCommitRecoveredAfterAWriterDiedIsNeverHiddenByTheCopy() throws {
+        let out = try script("""
+            hold
+            $UD copy-id --to stdout >/dev/null; sleep 0.15; $UD copy-id --to stdout >/dev/null
+            strace -f -qq -o /dev/null -e trace=fdatasync -e inject=fdatasync:delay_exit=3000000 \\
+              sqlite3 "$DB" "UPDATE sessions SET user_identifier = 'usr_2'" &
+            WRITER=$!
+            until [ "$(stat -c %s "$DB-wal")" -gt 32 ]; do sleep 0.005; done
+            sleep 0.1
+            kill -9 $(cat /proc/$WRITER/task/*/children) $WRITER; wait $WRITER 2>/dev/null
+            sleep 0.15
+            echo "app alive $($UD copy-id --to stdout)"
+            kill -9 $HOLDER; wait $HOLDER 2>/dev/null
+            sleep 0.2
+            echo "app gone $($UD copy-id --to stdout) $($UD copy-id --to stdout) $(sqlite3 "$DB" 'select user_identifier from sessions')"
+            """)
+        let lines = out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(out)")
+        // While the app lives the commit is not visible to SQLite either; once it is recovered,
+        // every copy-id sees what SQLite sees.
+        #expect(lines.last == "app gone usr_2 usr_2 usr_2", "\(out)")
+    }
+
+    /// A store whose database file is a symbolic link: SQLite keeps -wal and -shm beside the
+    /// target, so the hot path does not keep a copy at all.
+    @Test func aSymlinkedStoreIsAlwaysReadFromSQLite() throws {
+        let elsewhere = home.root.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let out = try script("""
+            echo '{"name": "t", "user": {"identifier": "usr_2"}}' | $UD session import - -q
+            $UD session use staging -q
+            mv "$DB" "\(elsewhere.path)/store.sqlite3"; rm -f "$DB-wal" "$DB-shm" "$DB-current"
+            ln -s "\(elsewhere.path)/store.sqlite3" "$DB"
+            hold
+            $UD copy-id --to stdout >/dev/null; sleep 0.15; $UD copy-id --to stdout >/dev/null
+            $UD session use t -q
+            echo "$($UD copy-id --to stdout) $([ -e "$DB-current" ] && echo copy || echo no-copy)"
+            sleep 0.2
+            echo "$($UD copy-id --to stdout)"
+            """)
+        #expect(out == "usr_2 no-copy\nusr_2", "\(out)")
+    }
+
     @Test func aLooseStoreIsStillReportedOnTheCopysPath() throws {
         usleep(150_000)
         try home.ok(["copy-id", "--to", "stdout"])

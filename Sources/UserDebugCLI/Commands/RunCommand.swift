@@ -53,7 +53,7 @@ enum MenuSources {
     /// The session from `--session` or the current one; the redactor and responses are reached
     /// only when an action asks.
     static func context(_ invocation: Invocation) throws -> ActionContext {
-        let session = try invocation.session()
+        let session = try invocation.session(fromCopy: true)
         return ActionContext(
             session: session,
             environment: invocation.environment,

@@ -103,15 +103,17 @@ final class Invocation: @unchecked Sendable {
     }
 
     /// The session the command acts on: `--session NAME`, else the current one.
-    func session() throws -> Session {
+    /// The session `--session` names, else the current one. `fromCopy`: the debug actions (the
+    /// hotkey path) may take it from the copy beside the store while the store's files still
+    /// match it (CurrentSessionCache); commands that record under the session, or read it once
+    /// they opened the store, always read the store.
+    func session(fromCopy: Bool = false) throws -> Session {
         if let name = arguments.value("session") {
             guard let session = try storeForReading().session(named: name) else { throw StoreError.noSuchSession(name) }
             return session
         }
-        // The hotkey path: the copy of the current session beside the store, while the store's
-        // files still match it (CurrentSessionCache); not once this command opened the store.
         let path = paths.databasePath
-        let untouched = readStore == nil && writeStore == nil
+        let untouched = fromCopy && readStore == nil && writeStore == nil
         if untouched, let cached = CurrentSessionCache.read(databasePath: path) {
             report(SessionStore.permissionWarnings(path: path))
             return cached

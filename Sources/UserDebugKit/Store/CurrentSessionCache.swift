@@ -11,9 +11,14 @@ import Glibc
 /// taken before the read it was filled from, and is used only while the files still match it:
 ///
 /// - every commit in WAL mode either appends to the `-wal` file (its size grows) or starts a new
-///   WAL generation (its 32-byte header gets new salts), and a checkpoint that empties the WAL
-///   rewrites the database file; the fingerprint holds the device, inode, size and mtime of both
-///   files and the WAL header;
+///   WAL generation (its 32-byte header gets new salts), then publishes its frames in the
+///   wal-index header of the `-shm`; a checkpoint that empties the WAL rewrites the database
+///   file. The fingerprint holds the device, inode, size and mtime of the database and the WAL,
+///   the WAL header, and the wal-index header while the WAL holds frames; and while a frame of
+///   the current generation is not yet published (a commit under way, or one whose writer died
+///   before publishing it, which the next opener recovers), there is no fingerprint at all;
+/// - a database path that is a symbolic link has no fingerprint (SQLite keeps `-wal` beside the
+///   link's target);
 /// - a copy is written only when neither file changed in the last `settleSeconds` (and they are
 ///   still the same after the read). File times are coarse (a few ms; whole seconds on some file
 ///   systems, which get `coarseSettleSeconds`), so two changes in one tick could otherwise look
@@ -39,12 +44,17 @@ public enum CurrentSessionCache {
     /// `settleSeconds` (by their modification times, against `now`: seconds since 1970). nil when the
     /// database file cannot be examined.
     public static func fingerprint(of databasePath: String, now: Double = wallClock()) -> (text: String, settled: Bool)? {
-        guard let database = FileStamp(path: databasePath) else { return nil }
+        // SQLite resolves a symbolic link and keeps -wal and -shm beside its target: not ours to follow.
+        var link = stat()
+        guard lstat(databasePath, &link) == 0, (link.st_mode & S_IFMT) == S_IFREG,
+              let database = FileStamp(path: databasePath)
+        else { return nil }
         var text = "db " + database.text
         var latest = database.latestChange
         var wholeSeconds = database.wholeSeconds
         if let wal = FileStamp(path: databasePath + "-wal") {
-            text += " wal " + wal.text + " " + walHeader(databasePath + "-wal", size: wal.size)
+            guard let frames = walState(databasePath, walSize: wal.size) else { return nil }
+            text += " wal " + wal.text + " " + frames
             latest = max(latest, wal.latestChange)
             wholeSeconds = wholeSeconds && wal.wholeSeconds
         } else {
@@ -75,6 +85,7 @@ public enum CurrentSessionCache {
         let text = magic + "\n" + fingerprint.text + "\n" + JSONWriter().string(.object(object(for: session)))
         let target = path(for: databasePath)
         let temporary = target + ".\(getpid()).tmp"
+        unlink(temporary)  // left by a process of the same pid that was killed here
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
         let bytes = Array(text.utf8)
@@ -118,24 +129,58 @@ public enum CurrentSessionCache {
         }
     }
 
-    /// The WAL header (magic, format, page size, checkpoint sequence, salts, checksums) in hex;
-    /// "-" when the file is shorter than a header.
-    private static func walHeader(_ path: String, size: Int) -> String {
-        guard size >= 32 else { return "-" }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "?" }
-        defer { close(fd) }
-        var header = [UInt8](repeating: 0, count: 32)
-        let n = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 32, 0) }
-        guard n == 32 else { return "?" }
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        hex.reserveCapacity(64)
-        for byte in header {
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0xF)])
+    /*
+     * What makes a WAL commit visible to readers is not in the -wal alone: a writer appends its
+     * frames, then publishes them in the wal-index header at the start of the -shm (mxFrame, the
+     * salts, a change counter). Between the two (an fsync, a preempted or stopped writer, a writer
+     * killed there, whose commit the next opener recovers) the files' times may settle while the
+     * store still shows the old state. So, when the WAL has frames: the wal-index header is part
+     * of the fingerprint, and the store counts as busy (no copy written or used) while the -shm
+     * is missing or does not describe this WAL generation, or a frame of this generation lies
+     * past the last published one. Formats: the WAL header and frame headers are big-endian
+     * (salts at bytes 16..23 of the header, 8..15 of a frame header, the page size at 8); the
+     * wal-index header is native-endian: mxFrame at 16, szPage at 14 (1 means 65536), the salts
+     * copied from the WAL header at 32..39 (SQLite's file format, "WAL-index format").
+     */
+
+    /// The WAL header in hex, and the wal-index header when the WAL holds frames; nil while a
+    /// commit may be unpublished or the index describes another generation.
+    private static func walState(_ databasePath: String, walSize: Int) -> String? {
+        guard walSize >= 32 else { return "-" }
+        guard let header = readBytes(databasePath + "-wal", count: 32, at: 0) else { return nil }
+        guard walSize > 32 else { return hex(header) }
+        guard let index = readBytes(databasePath + "-shm", count: 48, at: 0), index[12] != 0,
+              Array(index[32..<40]) == Array(header[16..<24])
+        else { return nil }
+        let published = index.withUnsafeBytes { Int($0.load(fromByteOffset: 16, as: UInt32.self)) }
+        let pageSize = header[8..<12].reduce(0) { $0 << 8 | Int($1) }
+        guard pageSize >= 512 else { return nil }
+        let next = 32 + published * (24 + pageSize)
+        if walSize >= next + 24 {
+            guard let frame = readBytes(databasePath + "-wal", count: 24, at: next) else { return nil }
+            if Array(frame[8..<16]) == Array(header[16..<24]) { return nil }  // a frame not yet published
         }
-        return String(decoding: hex, as: UTF8.self)
+        return hex(header) + " " + hex(index)
+    }
+
+    private static func readBytes(_ path: String, count: Int, at offset: Int) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+        return n == count ? bytes : nil
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The bytes of a regular file owned by us that nobody else may write (at most 1 MiB); nil
