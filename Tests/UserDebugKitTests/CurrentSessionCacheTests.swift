@@ -137,6 +137,92 @@ import Testing
         #expect(CurrentSessionCache.read(databasePath: path) == nil, "a symbolic link")
     }
 
+    /// Out of WAL mode (another program ran `PRAGMA journal_mode=DELETE`), a commit rewrites
+    /// pages of the same file at the same size: the header's change counter tells them apart.
+    @Test func aCommitInRollbackJournalModeMakesTheCopyAMiss() throws {
+        try sqlite(["PRAGMA journal_mode=DELETE;"])
+        try fillCopy()
+        #expect(CurrentSessionCache.read(databasePath: path) != nil)
+        // Even if the file's time is put back afterwards (`touch -r`, `rsync -t --inplace`).
+        let reference = directory.file("reference")
+        #expect(FileManager.default.createFile(atPath: reference, contents: nil))
+        try touch(["-r", path, reference])
+        try sqlite(["UPDATE sessions SET user_identifier = '43';"])
+        try touch(["-r", reference, path])
+        #expect(CurrentSessionCache.read(databasePath: path) == nil)
+    }
+
+    /// Frames a rolled-back transaction spilled into the WAL never become visible: they do not
+    /// stop the copy from being used (a commit frame there would).
+    @Test func framesOfARolledBackTransactionDoNotCountAsACommitUnderWay() throws {
+        let holder = try Process.run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            arguments: ["-c", "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1]); c.execute('select 1 from sessions').fetchall(); time.sleep(20)", path])
+        defer {
+            kill(holder.processIdentifier, SIGKILL)  // Process leaves the test thread's blocked signals (SIGTERM) in the child
+            holder.waitUntilExit()
+        }
+        usleep(300_000)
+        // A commit while the store is held open publishes a WAL generation ...
+        try SessionStore.open(path: path, mode: .readWrite).saveSession(StoreSamples.session("staging", identifier: "44"), makeCurrent: true)
+        // ... then a transaction of that generation spills frames past it and rolls back.
+        let spill = """
+            import sqlite3, sys
+            c = sqlite3.connect(sys.argv[1], isolation_level=None)
+            c.execute('PRAGMA cache_size=5'); c.execute('BEGIN'); c.execute('CREATE TABLE junk(x)')
+            for i in range(20): c.execute('INSERT INTO junk VALUES (?)', (b'x' * 3000,))
+            c.execute('ROLLBACK')
+            """
+        let process = try Process.run(URL(fileURLWithPath: "/usr/bin/python3"), arguments: ["-c", spill, path])
+        process.waitUntilExit()
+        let wal = try #require(FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
+        #expect(wal > 32 + 10 * (24 + 4096), "the rollback left frames in the WAL: \(wal) bytes")
+        try fillCopy()
+        #expect(CurrentSessionCache.read(databasePath: path)?.user.identifier == "44")
+    }
+
+    /// Damaged or hostile -wal and -shm contents (a page size that is not one, an index that
+    /// claims four billion frames) and FIFOs in place of the files: no fingerprint or a miss,
+    /// promptly, never a crash or a hang.
+    @Test func oddStoreFilesAreAMissNotACrashOrAHang() throws {
+        try fillCopy()
+        let wal = path + "-wal", shm = path + "-shm"
+        unlink(wal)
+        unlink(shm)
+        var header = [UInt8](repeating: 0, count: 32 + 24)
+        header[8] = 0x80  // page size 2^31
+        header[16..<24] = [1, 2, 3, 4, 5, 6, 7, 8]
+        try Data(header).write(to: URL(fileURLWithPath: wal))
+        var index = [UInt8](repeating: 0, count: 48)
+        index[12] = 1
+        index[16..<20] = [0xFF, 0xFF, 0xFF, 0xFF]
+        index[32..<40] = [1, 2, 3, 4, 5, 6, 7, 8]
+        try Data(index).write(to: URL(fileURLWithPath: shm))
+        #expect(CurrentSessionCache.fingerprint(of: path) == nil)
+        #expect(CurrentSessionCache.read(databasePath: path) == nil)
+
+        header[8] = 0
+        header[10] = 0x10  // 4096, a real page size, with the huge frame count
+        try Data(header).write(to: URL(fileURLWithPath: wal))
+        _ = CurrentSessionCache.fingerprint(of: path)  // any answer, but an answer
+
+        unlink(shm)
+        #expect(mkfifo(shm, 0o600) == 0)
+        #expect(CurrentSessionCache.fingerprint(of: path) == nil)
+        unlink(shm)
+        unlink(wal)
+        let copy = CurrentSessionCache.path(for: path)
+        unlink(copy)
+        #expect(mkfifo(copy, 0o600) == 0)
+        #expect(CurrentSessionCache.read(databasePath: path) == nil)
+    }
+
+    private func touch(_ arguments: [String]) throws {
+        let process = try Process.run(URL(fileURLWithPath: "/usr/bin/touch"), arguments: arguments)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
     /// The sqlite3 shell on the store, as another program writing it would.
     private func sqlite(_ statements: [String]) throws {
         let process = Process()

@@ -18,7 +18,7 @@ import Glibc
 ///   the current generation is not yet published (a commit under way, or one whose writer died
 ///   before publishing it, which the next opener recovers), there is no fingerprint at all;
 /// - a database path that is a symbolic link has no fingerprint (SQLite keeps `-wal` beside the
-///   link's target);
+///   link's target); in rollback-journal mode the header's change counter tells commits apart;
 /// - a copy is written only when neither file changed in the last `settleSeconds` (and they are
 ///   still the same after the read). File times are coarse (a few ms; whole seconds on some file
 ///   systems, which get `coarseSettleSeconds`), so two changes in one tick could otherwise look
@@ -49,7 +49,9 @@ public enum CurrentSessionCache {
         guard lstat(databasePath, &link) == 0, (link.st_mode & S_IFMT) == S_IFREG,
               let database = FileStamp(path: databasePath)
         else { return nil }
-        var text = "db " + database.text
+        // The header's change counter: what a commit in rollback-journal mode increments.
+        guard let counter = readBytes(databasePath, count: 4, at: 24) else { return nil }
+        var text = "db " + database.text + " " + hex(counter)
         var latest = database.latestChange
         var wholeSeconds = database.wholeSeconds
         if let wal = FileStamp(path: databasePath + "-wal") {
@@ -136,9 +138,10 @@ public enum CurrentSessionCache {
      * killed there, whose commit the next opener recovers) the files' times may settle while the
      * store still shows the old state. So, when the WAL has frames: the wal-index header is part
      * of the fingerprint, and the store counts as busy (no copy written or used) while the -shm
-     * is missing or does not describe this WAL generation, or a frame of this generation lies
-     * past the last published one. Formats: the WAL header and frame headers are big-endian
-     * (salts at bytes 16..23 of the header, 8..15 of a frame header, the page size at 8); the
+     * is missing or does not describe this WAL generation, or a commit frame of this generation
+     * lies past the last published one. Formats: the WAL header and frame headers are big-endian
+     * (salts at bytes 16..23 of the header, 8..15 of a frame header, the page size at 8, a frame's
+     * database size after commit at 4..7, zero except in a commit frame); the
      * wal-index header is native-endian: mxFrame at 16, szPage at 14 (1 means 65536), the salts
      * copied from the WAL header at 32..39 (SQLite's file format, "WAL-index format").
      */
@@ -154,19 +157,29 @@ public enum CurrentSessionCache {
         else { return nil }
         let published = index.withUnsafeBytes { Int($0.load(fromByteOffset: 16, as: UInt32.self)) }
         let pageSize = header[8..<12].reduce(0) { $0 << 8 | Int($1) }
-        guard pageSize >= 512 else { return nil }
-        let next = 32 + published * (24 + pageSize)
-        if walSize >= next + 24 {
+        guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else { return nil }
+        // Frames of this generation past the last published one: a commit not yet published (or
+        // left by a writer that died, for the next opener to recover) ends with a commit frame
+        // (its "database size after commit" field non-zero). Frames a rolled-back transaction
+        // spilled have none and never become visible, so they do not count.
+        let stride = 24 + pageSize
+        var next = 32 + published * stride
+        for _ in 0..<64 {
+            guard walSize >= next + 24 else { return hex(header) + " " + hex(index) }
             guard let frame = readBytes(databasePath + "-wal", count: 24, at: next) else { return nil }
-            if Array(frame[8..<16]) == Array(header[16..<24]) { return nil }  // a frame not yet published
+            guard Array(frame[8..<16]) == Array(header[16..<24]) else { return hex(header) + " " + hex(index) }
+            if frame[4..<8].contains(where: { $0 != 0 }) { return nil }  // a commit not yet published
+            next += stride
         }
-        return hex(header) + " " + hex(index)
+        return nil  // too many unpublished frames to look through: busy
     }
 
     private static func readBytes(_ path: String, count: Int, at offset: Int) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)  // a FIFO in its place must not block us
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
         var bytes = [UInt8](repeating: 0, count: count)
         let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
         return n == count ? bytes : nil
@@ -186,7 +199,7 @@ public enum CurrentSessionCache {
     /// The bytes of a regular file owned by us that nobody else may write (at most 1 MiB); nil
     /// otherwise.
     private static func readPrivateFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var status = stat()
