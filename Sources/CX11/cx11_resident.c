@@ -91,10 +91,8 @@ static int send_all(int fd, struct iovec *iov, int count, double deadline) {
             if (errno != EAGAIN) return 0;
             struct pollfd pfd = {.fd = fd, .events = POLLOUT};
             double left = deadline - cx11_now();
-            if (left <= 0 || poll(&pfd, 1, cx11_poll_ms(left)) < 0) {
-                if (errno == EINTR) continue;
-                return 0;
-            }
+            if (left <= 0) return 0;
+            if (poll(&pfd, 1, cx11_poll_ms(left)) < 0 && errno != EINTR) return 0;
             continue;
         }
         size_t done = (size_t)n;

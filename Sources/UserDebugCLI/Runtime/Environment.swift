@@ -102,25 +102,27 @@ final class Invocation: @unchecked Sendable {
         for warning in warnings { diagnostics.notice("warning: \(warning)") }
     }
 
-    /// The session the command acts on: `--session NAME`, else the current one.
-    /// The session `--session` names, else the current one. `fromCopy`: the debug actions (the
-    /// hotkey path) may take it from the copy beside the store while the store's files still
-    /// match it (CurrentSessionCache); commands that record under the session, or read it once
-    /// they opened the store, always read the store.
+    /// The session the command acts on: `--session NAME`, else the current one. `fromCopy`: the
+    /// debug actions (the hotkey path) may take it from the copy beside the store while the
+    /// store's files still match it (CurrentSessionCache); commands that record under the
+    /// session, or read it once they opened the store, always read the store.
     func session(fromCopy: Bool = false) throws -> Session {
         if let name = arguments.value("session") {
             guard let session = try storeForReading().session(named: name) else { throw StoreError.noSuchSession(name) }
             return session
         }
         let path = paths.databasePath
-        let untouched = fromCopy && readStore == nil && writeStore == nil
-        if untouched, let cached = CurrentSessionCache.read(databasePath: path) {
-            report(SessionStore.permissionWarnings(path: path))
-            return cached
+        var fingerprint: (text: String, settled: Bool)? = nil
+        if fromCopy && readStore == nil && writeStore == nil {
+            let copy = CurrentSessionCache.lookup(databasePath: path)
+            if let cached = copy.session {
+                report(SessionStore.permissionWarnings(path: path))
+                return cached
+            }
+            fingerprint = copy.fingerprint  // taken before the store is read, as `write` needs
         }
-        let fingerprint = untouched ? CurrentSessionCache.fingerprint(of: path) : nil
         guard let session = try storeForReading().currentSession() else { throw StoreError.noCurrentSession }
-        if let fingerprint, writeStore == nil { CurrentSessionCache.write(session, databasePath: path, fingerprint: fingerprint) }
+        if let fingerprint { CurrentSessionCache.write(session, databasePath: path, fingerprint: fingerprint) }
         return session
     }
 

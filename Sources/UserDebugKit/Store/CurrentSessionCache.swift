@@ -68,14 +68,21 @@ public enum CurrentSessionCache {
     /// The session copied for `databasePath`, if the copy is ours, intact and its fingerprint is
     /// the database files' fingerprint now; nil otherwise.
     public static func read(databasePath: String) -> Session? {
-        guard let current = fingerprint(of: databasePath) else { return nil }
-        guard let bytes = readPrivateFile(path(for: databasePath)) else { return nil }
+        lookup(databasePath: databasePath).session
+    }
+
+    /// `read`, and on a miss the fingerprint it took, for `write` after reading the store (so a
+    /// miss takes it once).
+    public static func lookup(databasePath: String) -> (session: Session?, fingerprint: (text: String, settled: Bool)?) {
+        guard let current = fingerprint(of: databasePath) else { return (nil, nil) }
+        guard let bytes = readPrivateFile(path(for: databasePath)) else { return (nil, current) }
         let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 2, omittingEmptySubsequences: false)
         guard lines.count == 3, String(decoding: lines[0], as: UTF8.self) == magic,
               String(decoding: lines[1], as: UTF8.self) == current.text,
-              let object = (try? JSONParser().parse(Array(lines[2])))?.objectValue
-        else { return nil }
-        return session(from: object)
+              let object = (try? JSONParser().parse(Array(lines[2])))?.objectValue,
+              let session = session(from: object)
+        else { return (nil, current) }
+        return (session, current)
     }
 
     /// Writes the copy of `session`, read from the store after `fingerprint` was taken; does

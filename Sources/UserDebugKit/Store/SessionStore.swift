@@ -42,13 +42,6 @@ public final class SessionStore: @unchecked Sendable {
         self.warnings = warnings
     }
 
-    /// Opens the store at `path`.
-    ///
-    /// - Parameter busyTimeoutMilliseconds: how long one attempt waits for another process's
-    ///   write lock before the bounded retries; reads in WAL mode do not wait for writers.
-    /// - Throws: `.missing` (read-only, no store yet), `.isDirectory`, `.notADatabase`,
-    ///   `.corrupt`, `.incompatible` (another program's database or a newer schema),
-    ///   `.readOnly` (read-write open of a read-only file or directory), `.permissionDenied`.
     /// What `open` warns about: a store directory or file that others may read.
     public static func permissionWarnings(path: String) -> [String] {
         [
@@ -57,6 +50,13 @@ public final class SessionStore: @unchecked Sendable {
         ].compactMap { $0 }
     }
 
+    /// Opens the store at `path`.
+    ///
+    /// - Parameter busyTimeoutMilliseconds: how long one attempt waits for another process's
+    ///   write lock before the bounded retries; reads in WAL mode do not wait for writers.
+    /// - Throws: `.missing` (read-only, no store yet), `.isDirectory`, `.notADatabase`,
+    ///   `.corrupt`, `.incompatible` (another program's database or a newer schema),
+    ///   `.readOnly` (read-write open of a read-only file or directory), `.permissionDenied`.
     public static func open(path: String, mode: Mode, busyTimeoutMilliseconds: Int32 = 5000) throws(StoreError) -> SessionStore {
         let directory = FileSystem.directory(of: path)
         if let status = FileStatus(path: path) {
