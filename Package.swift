@@ -24,7 +24,6 @@ let package = Package(
         .target(
             name: "CX11",
             path: "Sources/CX11",
-            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror=implicit-function-declaration"])],
             linkerSettings: [
                 .linkedLibrary("xcb"),
                 .linkedLibrary("Xau"),

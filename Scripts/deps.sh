@@ -24,6 +24,8 @@ fi
 # haralyzer reads HAR, postman-runner runs Postman collections with an environment.
 python_packages=(haralyzer==2.4.0 postman-runner==0.2.0)
 root=$(cd "$(dirname "$0")/.." && pwd)
+log=$(mktemp "${TMPDIR:-/tmp}/userdebug-deps.XXXXXX")
+trap 'rm -f "$log"' EXIT
 venv="$root/.build/pyenv"
 
 install_python_packages() {
@@ -33,8 +35,8 @@ install_python_packages() {
   fi
   echo "deps.sh: installing ${python_packages[*]} into $venv" >&2
   [[ -x "$venv/bin/python" ]] || /usr/bin/python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check "${python_packages[@]}" >/tmp/userdebug-pip.log 2>&1 \
-    || { cat /tmp/userdebug-pip.log >&2; exit 1; }
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "${python_packages[@]}" >"$log" 2>&1 \
+    || { cat "$log" >&2; exit 1; }
   echo "${python_packages[*]}" >"$marker"
 }
 
@@ -55,9 +57,9 @@ if [[ $(id -u) -ne 0 ]]; then
   sudo=(sudo)
 fi
 export DEBIAN_FRONTEND=noninteractive
-if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >/tmp/userdebug-apt.log 2>&1; then
-  "${sudo[@]}" apt-get update -q >>/tmp/userdebug-apt.log 2>&1
-  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >>/tmp/userdebug-apt.log 2>&1 \
-    || { cat /tmp/userdebug-apt.log >&2; exit 1; }
+if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
+  "${sudo[@]}" apt-get update -q >>"$log" 2>&1
+  "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >>"$log" 2>&1 \
+    || { cat "$log" >&2; exit 1; }
 fi
 install_python_packages
