@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 public import UserDebugKit
 import X11Clipboard
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The `userdebug` command line: finds the command, scans its arguments, runs it, and maps any
 /// error to a message on stderr and an exit status. Nothing else in the program calls `exit`.
@@ -24,7 +25,10 @@ public enum CLI {
         signal(SIGPIPE, SIG_IGN)
         let diagnostics = Diagnostics(quiet: false, isTerminal: isatty(2) == 1)
         do {
-            try dispatch(arguments, environment: environment, clipboardFactory: clipboardFactory ?? { display in X11Clipboard(display: display, callerExitsSoon: true) })
+            try dispatch(
+                arguments, environment: environment,
+                clipboardFactory: clipboardFactory ?? { display in X11Clipboard(display: display, callerExitsSoon: true)
+                })
             return ExitStatus.ok.rawValue
         } catch let exit as PassThroughExit {
             return exit.status
@@ -65,7 +69,9 @@ public enum CLI {
             let topic = Array(words.dropFirst())
             if topic.isEmpty {
                 try writeAll(Array(Help.overview(commands).utf8), to: 1, name: "standard output")
-            } else if let spec = commands.first(where: { $0.path == topic }) ?? commands.first(where: { $0.path == [topic[0]] }) {
+            } else if let spec = commands.first(where: { $0.path == topic })
+                ?? commands.first(where: { $0.path == [topic[0]] })
+            {
                 try writeAll(Array(Help.page(spec).utf8), to: 1, name: "standard output")
             } else if commands.contains(where: { $0.path.first == topic[0] }) {
                 try writeAll(Array(Help.group(topic[0], commands).utf8), to: 1, name: "standard output")
@@ -94,7 +100,10 @@ public enum CLI {
             if words.count == 1 {
                 throw UsageError(message: "'\(words[0])' needs a subcommand: \(subcommands(of: words[0]))", command: [])
             }
-            throw UsageError(message: "unknown command '\(words.joined(separator: " "))'; '\(words[0])' has: \(subcommands(of: words[0]))", command: [])
+            throw UsageError(
+                message:
+                    "unknown command '\(words.joined(separator: " "))'; '\(words[0])' has: \(subcommands(of: words[0]))",
+                command: [])
         } else {
             throw UsageError(message: "unknown command '\(words[0])'\(suggestion(for: words[0]))", command: [])
         }
@@ -125,7 +134,8 @@ public enum CLI {
     }
 
     private static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         var row = Array(0...b.count)
         for i in 1...max(a.count, 1) where !a.isEmpty {
             var previous = row[0]

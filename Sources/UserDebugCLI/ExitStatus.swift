@@ -48,7 +48,8 @@ enum ErrorReport {
         case let error as CommandError:
             return (error.status, error.message)
         case let error as UsageError:
-            let help = error.command.isEmpty ? "userdebug --help" : "userdebug \(error.command.joined(separator: " ")) --help"
+            let help =
+                error.command.isEmpty ? "userdebug --help" : "userdebug \(error.command.joined(separator: " ")) --help"
             return (.usage, "\(error.message)\n(see '\(help)')")
         case let error as StoreError:
             return (status(for: error), error.description)
@@ -96,7 +97,8 @@ enum ErrorReport {
     static func clipboard(_ error: ClipboardError) -> (ExitStatus, String) {
         switch error {
         case .noDisplay(let reason): return (.unavailable, "no X display answers: \(reason)")
-        case .ownershipNotConfirmed: return (.unavailable, "could not take the X selection (another client took it at once)")
+        case .ownershipNotConfirmed:
+            return (.unavailable, "could not take the X selection (another client took it at once)")
         case .timedOut(let what): return (.unavailable, "the clipboard did not answer in time: \(what)")
         case .noContent(let what): return (.noInput, "nothing to paste: \(what)")
         case .unsupported(let what): return (.dataError, "cannot put this on the clipboard: \(what)")

@@ -27,7 +27,8 @@ public struct X11Clipboard: Clipboard {
     public let callerExitsSoon: Bool
 
     /// A clipboard on `display` (nil: `$DISPLAY`).
-    public init(display: String?, authority: String? = nil, handOffTimeout: Double = 1.5, callerExitsSoon: Bool = false) {
+    public init(display: String?, authority: String? = nil, handOffTimeout: Double = 1.5, callerExitsSoon: Bool = false)
+    {
         self.display = display
         self.authority = authority
         self.handOffTimeout = handOffTimeout

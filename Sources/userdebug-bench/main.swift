@@ -1,11 +1,12 @@
+import UserDebugKit
+
 // Benchmark driver for the store (not shipped): fills a store fast and measures the library's
 // recording rate. Used by Scripts/bench.sh.
 //   userdebug-bench record DB COUNT [BODY_BYTES]   one response per transaction; prints responses/s
 //   userdebug-bench fill DB COUNT                  COUNT small responses in batches of 10,000
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
-import UserDebugKit
 
 func now() -> Double {
     var spec = timespec()
@@ -28,11 +29,14 @@ do {
     let store = try SessionStore.open(path: arguments[2], mode: .readWrite)
     store.retention = RetentionPolicy(maxCount: nil, maxBytes: nil)
     if try store.session(named: "bench") == nil {
-        try store.saveSession(Session(name: "bench", user: User(identifier: "usr_bench", name: "Bench")), makeCurrent: true)
+        try store.saveSession(
+            Session(name: "bench", user: User(identifier: "usr_bench", name: "Bench")), makeCurrent: true)
     }
     func response(_ index: Int, body: [UInt8]) -> BackendResponse {
         BackendResponse(
-            request: BackendRequest(method: "GET", url: "https://api.example.com/v1/items/\(index)", headers: [HTTPHeader(name: "Accept", value: "application/json")]),
+            request: BackendRequest(
+                method: "GET", url: "https://api.example.com/v1/items/\(index)",
+                headers: [HTTPHeader(name: "Accept", value: "application/json")]),
             status: index % 50 == 0 ? 404 : 200,
             headers: [HTTPHeader(name: "Content-Type", value: "application/json")],
             body: body, durationMs: Double(index % 300), tags: index % 1000 == 0 ? ["login"] : [])
@@ -43,7 +47,9 @@ do {
         let start = now()
         for index in 0..<count { try store.record(response(index, body: body), session: "bench") }
         let elapsed = now() - start
-        print("recorded \(count) responses of \(bodyBytes) bytes, one per transaction, in \(elapsed) s: \(Int(Double(count) / elapsed)) responses/s")
+        print(
+            "recorded \(count) responses of \(bodyBytes) bytes, one per transaction, in \(elapsed) s: \(Int(Double(count) / elapsed)) responses/s"
+        )
     case "fill":
         let body = Array(#"{"ok":true}"#.utf8)
         var done = 0

@@ -1,6 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import UserDebugCLI
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 exit(CLI.run(Array(CommandLine.arguments.dropFirst())))

@@ -11,6 +11,8 @@ public struct Spawned: Sendable {
     /// Read end of the child's standard output, when piped.
     public var output: Int32 = -1
 
+    /// Starts `arguments` (an absolute path first) with exactly `environment`, optionally with
+    /// pipes to its standard input and from its standard output.
     public static func start(
         _ arguments: [String], environment: [String: String], pipeInput: Bool = false, pipeOutput: Bool = false
     ) throws -> Spawned {
@@ -28,7 +30,8 @@ public struct Spawned: Sendable {
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
-        var inPipe: [Int32] = [-1, -1], outPipe: [Int32] = [-1, -1]
+        var inPipe: [Int32] = [-1, -1]
+        var outPipe: [Int32] = [-1, -1]
         if pipeInput {
             guard makePipe(&inPipe) else { throw FixtureError("pipe") }
             posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
@@ -117,6 +120,7 @@ public struct Spawned: Sendable {
         return 128 + (status & 0x7f)
     }
 
+    /// Sends `signal` to the child (SIGKILL by default).
     public func kill(_ signal: Int32 = SIGKILL) {
         _ = Glibc.kill(pid, signal)
     }

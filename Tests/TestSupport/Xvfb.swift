@@ -56,7 +56,9 @@ public final class Xvfb: @unchecked Sendable {
     public var clipboard: X11Clipboard { X11Clipboard(display: display) }
 
     /// Our read of CLIPBOARD once a peer that returns before owning it has taken it.
-    public func readOnceOwned(target: String = "UTF8_STRING", until settled: ([UInt8]) -> Bool = { _ in true }) -> [UInt8]? {
+    public func readOnceOwned(target: String = "UTF8_STRING", until settled: ([UInt8]) -> Bool = { _ in true })
+        -> [UInt8]?
+    {
         var bytes: [UInt8]? = nil
         _ = eventually {
             bytes = try? clipboard.paste(selection: .clipboard, target: target, timeout: 5)

@@ -14,33 +14,61 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(name: "malformed JSON", arguments: ["session", "import", "-"], stdin: Data("{\n  \"user\": {\"identifier\": \"u\",}\n}".utf8),
-             status: 65, message: "standard input: 2:"),
-        Case(name: "missing identifier", arguments: ["session", "import", "-"], stdin: Data(#"{"user": {"name": "no id"}}"#.utf8),
-             status: 65, message: "identifier"),
-        Case(name: "not UTF-8", arguments: ["session", "import", "-"], stdin: Data([0x7B, 0x22, 0x69, 0x64, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D]),
-             status: 65, message: "UTF-8"),
-        Case(name: "deeply nested", arguments: ["session", "import", "-"],
-             stdin: Data((#"{"id":"u","x":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}").utf8),
-             status: 65, message: "nesting"),
+        Case(
+            name: "malformed JSON", arguments: ["session", "import", "-"],
+            stdin: Data("{\n  \"user\": {\"identifier\": \"u\",}\n}".utf8),
+            status: 65, message: "standard input: 2:"),
+        Case(
+            name: "missing identifier", arguments: ["session", "import", "-"],
+            stdin: Data(#"{"user": {"name": "no id"}}"#.utf8),
+            status: 65, message: "identifier"),
+        Case(
+            name: "not UTF-8", arguments: ["session", "import", "-"],
+            stdin: Data([0x7B, 0x22, 0x69, 0x64, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D]),
+            status: 65, message: "UTF-8"),
+        Case(
+            name: "deeply nested", arguments: ["session", "import", "-"],
+            stdin: Data(
+                (#"{"id":"u","x":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+                    + "}").utf8),
+            status: 65, message: "nesting"),
         Case(name: "empty input", arguments: ["session", "import", "-"], stdin: Data(), status: 65, message: "empty"),
-        Case(name: "an array where a session belongs", arguments: ["session", "import", "-"], stdin: Data("[1]".utf8),
-             status: 65, message: "object"),
-        Case(name: "response without status", arguments: ["response", "record", "-"],
-             stdin: Data(#"{"request": {"method": "GET", "url": "https://x/"}, "response": {}}"#.utf8), status: 65, message: "status"),
-        Case(name: "one bad element of an array", arguments: ["response", "record", "-"],
-             stdin: Data(#"[{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200}}, {"request": {}}]"#.utf8),
-             status: 65, message: "element [1]"),
-        Case(name: "unknown flag", arguments: ["copy-id", "--frobnicate"], stdin: nil, status: 64, message: "unknown option '--frobnicate'"),
-        Case(name: "value that starts with --", arguments: ["session", "set", "--id", "--name", "x"], stdin: nil, status: 64,
-             message: "--id=--name"),
-        Case(name: "unknown command", arguments: ["copy-idd"], stdin: nil, status: 64, message: "did you mean 'copy-id'"),
-        Case(name: "missing file", arguments: ["session", "import", "/nonexistent/s.json"], stdin: nil, status: 66, message: "/nonexistent/s.json"),
+        Case(
+            name: "an array where a session belongs", arguments: ["session", "import", "-"], stdin: Data("[1]".utf8),
+            status: 65, message: "object"),
+        Case(
+            name: "response without status", arguments: ["response", "record", "-"],
+            stdin: Data(#"{"request": {"method": "GET", "url": "https://x/"}, "response": {}}"#.utf8), status: 65,
+            message: "status"),
+        Case(
+            name: "one bad element of an array", arguments: ["response", "record", "-"],
+            stdin: Data(
+                #"[{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200}}, {"request": {}}]"#
+                    .utf8),
+            status: 65, message: "element [1]"),
+        Case(
+            name: "unknown flag", arguments: ["copy-id", "--frobnicate"], stdin: nil, status: 64,
+            message: "unknown option '--frobnicate'"),
+        Case(
+            name: "value that starts with --", arguments: ["session", "set", "--id", "--name", "x"], stdin: nil,
+            status: 64,
+            message: "--id=--name"),
+        Case(
+            name: "unknown command", arguments: ["copy-idd"], stdin: nil, status: 64, message: "did you mean 'copy-id'"),
+        Case(
+            name: "missing file", arguments: ["session", "import", "/nonexistent/s.json"], stdin: nil, status: 66,
+            message: "/nonexistent/s.json"),
         Case(name: "bad --to", arguments: ["copy-id", "--to", "printer"], stdin: nil, status: 64, message: "printer"),
-        Case(name: "infinite --lifetime", arguments: ["copy-id", "--to", "clipboard", "--lifetime", "inf"], stdin: nil, status: 64,
-             message: "--lifetime needs a positive number of seconds, got 'inf'"),
-        Case(name: "infinite paste --timeout", arguments: ["paste", "--timeout", "inf"], stdin: nil, status: 64, message: "--timeout"),
-        Case(name: "bad --status", arguments: ["print-response", "--status", "abc"], stdin: nil, status: 64, message: "--status"),
+        Case(
+            name: "infinite --lifetime", arguments: ["copy-id", "--to", "clipboard", "--lifetime", "inf"], stdin: nil,
+            status: 64,
+            message: "--lifetime needs a positive number of seconds, got 'inf'"),
+        Case(
+            name: "infinite paste --timeout", arguments: ["paste", "--timeout", "inf"], stdin: nil, status: 64,
+            message: "--timeout"),
+        Case(
+            name: "bad --status", arguments: ["print-response", "--status", "abc"], stdin: nil, status: 64,
+            message: "--status"),
     ]
 
     @Test(arguments: cases)

@@ -38,8 +38,13 @@ import Testing
         #expect(headers.contains { $0["name"] == "X-Trace" && $0["value"] == "one" })
         let response = try #require(recorded["response"] as? [String: Any])
         #expect(response["status"] as? Int == 200)
-        #expect((response["body"] as? [String: String])?["base64"] == Data([0, 1, 2, 255, 0, 10, 13, 39]).base64EncodedString())
-        #expect((response["headers"] as? [[String: String]])?.contains { $0["name"] == "Content-Type" && $0["value"] == "application/octet-stream" } == true)
+        #expect(
+            (response["body"] as? [String: String])?["base64"]
+                == Data([0, 1, 2, 255, 0, 10, 13, 39]).base64EncodedString())
+        #expect(
+            (response["headers"] as? [[String: String]])?.contains {
+                $0["name"] == "Content-Type" && $0["value"] == "application/octet-stream"
+            } == true)
         #expect(recorded["tags"] as? [String] == ["cap"])
         #expect(recorded["durationMs"] is NSNumber && recorded["startedAt"] is String)
     }
@@ -51,7 +56,8 @@ import Testing
         try home.recordSession(baseURL: server.baseURL)
         let result = try home.run(["capture", "--", "curl", "-sf", server.baseURL + "/status/503"])
         #expect(result.status == 22, "\(result)")
-        #expect(try Self.responses(home).first?["response"].flatMap { ($0 as? [String: Any])?["status"] as? Int } == 503)
+        #expect(
+            try Self.responses(home).first?["response"].flatMap { ($0 as? [String: Any])?["status"] as? Int } == 503)
 
         let refused = try home.run(["capture", "--", "curl", "-s", "http://127.0.0.1:9/"])
         #expect(refused.status == 7, "\(refused)")

@@ -44,7 +44,8 @@ import Testing
                 x=$(\(UserDebugHome.binary) copy-id --to clipboard -q); echo "[$x]"
                 \(UserDebugHome.binary) copy-id --to clipboard -q | cat; echo "piped:$?"
                 """
-            let out = try Peer.read(["bash", "-c", script], environment: x.environment.merging(home.environment) { a, _ in a }, limit: 20)
+            let out = try Peer.read(
+                ["bash", "-c", script], environment: x.environment.merging(home.environment) { a, _ in a }, limit: 20)
             #expect(out.status == 0, "timed out or failed: \(out.status)")
             #expect(String(decoding: out.bytes, as: UTF8.self) == "[]\npiped:0\n")
         }
@@ -71,7 +72,8 @@ import Testing
             #expect(try xclipOut(x).bytes == Array(Samples.canary.utf8))
             let targets = String(decoding: try xclipOut(x, target: "TARGETS").bytes, as: UTF8.self)
             #expect(targets.contains("x-kde-passwordManagerHint"))
-            #expect(String(decoding: try xclipOut(x, target: "x-kde-passwordManagerHint").bytes, as: UTF8.self) == "secret")
+            #expect(
+                String(decoding: try xclipOut(x, target: "x-kde-passwordManagerHint").bytes, as: UTF8.self) == "secret")
         }
     }
 
@@ -103,10 +105,11 @@ import Testing
             let document = #"{"name": "from-browser", "user": {"id": "usr_clip", "name": "Clip"}, "token": "t-clip"}"#
             try Peer.own(["xclip", "-selection", "clipboard"], input: Array(document.utf8), environment: x.environment)
             var pasted = Data()
-            #expect(eventually {
-                pasted = (try? home.run(["paste"], extraEnvironment: ["DISPLAY": x.display]))?.stdout ?? Data()
-                return pasted == Data(document.utf8)
-            })
+            #expect(
+                eventually {
+                    pasted = (try? home.run(["paste"], extraEnvironment: ["DISPLAY": x.display]))?.stdout ?? Data()
+                    return pasted == Data(document.utf8)
+                })
             try home.run(["session", "import", "--from-clipboard"], extraEnvironment: ["DISPLAY": x.display])
             #expect(try home.ok(["copy-id"]).out == "usr_clip\n")
         }
@@ -123,7 +126,9 @@ import Testing
         try withXvfb { x in
             // script(1) gives userdebug a pseudo-terminal as stdout, as a terminal user has.
             let command = "\(UserDebugHome.binary) copy-id"
-            let out = try Peer.read(["script", "-qec", command, "/dev/null"], environment: x.environment.merging(home.environment) { a, _ in a }, limit: 20)
+            let out = try Peer.read(
+                ["script", "-qec", command, "/dev/null"],
+                environment: x.environment.merging(home.environment) { a, _ in a }, limit: 20)
             #expect(out.status == 0)
             #expect(String(decoding: out.bytes, as: UTF8.self).contains("copied 5 bytes to CLIPBOARD"))
             #expect(try xclipOut(x).bytes == Array("usr_1".utf8))
@@ -135,7 +140,8 @@ import Testing
             // Hotkey daemons often send both streams to ~/.xsession-errors.
             let log = home.root.appendingPathComponent("xsession-errors").path
             let script = "\(UserDebugHome.binary) copy-id >>'\(log)' 2>&1"
-            let out = try Peer.read(["sh", "-c", script], environment: x.environment.merging(home.environment) { a, _ in a }, limit: 20)
+            let out = try Peer.read(
+                ["sh", "-c", script], environment: x.environment.merging(home.environment) { a, _ in a }, limit: 20)
             #expect(out.status == 0)
             #expect(try xclipOut(x).bytes == Array("usr_1".utf8))
             let logged = try String(contentsOfFile: log, encoding: .utf8)
@@ -145,7 +151,8 @@ import Testing
 
     @Test func withoutADisplayATerminalUserGetsStdoutAndANotice() throws {
         let environment = home.environment.merging(["DISPLAY": ":4093"]) { $1 }
-        let out = try Peer.read(["script", "-qec", "\(UserDebugHome.binary) copy-id", "/dev/null"], environment: environment, limit: 20)
+        let out = try Peer.read(
+            ["script", "-qec", "\(UserDebugHome.binary) copy-id", "/dev/null"], environment: environment, limit: 20)
         let text = String(decoding: out.bytes, as: UTF8.self)
         #expect(out.status == 0)
         #expect(text.contains("usr_1"))
@@ -164,14 +171,17 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let socket = dir + "/X0"
         let listener = try Spawned.start(
-            ["/usr/bin/python3", "-c", """
+            [
+                "/usr/bin/python3", "-c",
+                """
                 import socket, sys, time
                 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
                 print("listening", flush=True)
                 conns = []
                 while True:
                     c, _ = s.accept(); conns.append(c)
-                """, socket], environment: ProcessInfo.processInfo.environment, pipeOutput: true)
+                """, socket,
+            ], environment: ProcessInfo.processInfo.environment, pipeOutput: true)
         defer {
             listener.kill()
             listener.wait()
@@ -179,9 +189,11 @@ import Testing
         #expect(listener.receiveLine() == "listening")
         // Bounded by timeout(1): a hang would show as status 137, not pass.
         let environment = home.environment.merging(["DISPLAY": socket + ":0"]) { $1 }
-        let out = try Peer.read([UserDebugHome.binary, "copy-id", "--to", "clipboard"], environment: environment, limit: 20)
+        let out = try Peer.read(
+            [UserDebugHome.binary, "copy-id", "--to", "clipboard"], environment: environment, limit: 20)
         #expect(out.status == 69)
-        let auto = try Peer.read([UserDebugHome.binary, "copy-id", "--to", "both"], environment: environment, limit: 20)
+        let auto = try Peer.read(
+            [UserDebugHome.binary, "copy-id", "--to", "both"], environment: environment, limit: 20)
         #expect(auto.status == 69)
     }
 
@@ -192,7 +204,8 @@ import Testing
     @Test func aDisplayHostWhoseNameNeverResolvesIsExit69NotAHang() throws {
         let dir = home.root.appendingPathComponent("dns").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try "nameserver 127.0.0.1\noptions timeout:5 attempts:2\n".write(toFile: dir + "/resolv.conf", atomically: true, encoding: .utf8)
+        try "nameserver 127.0.0.1\noptions timeout:5 attempts:2\n".write(
+            toFile: dir + "/resolv.conf", atomically: true, encoding: .utf8)
         let script = """
             ip link set lo up || exit 90
             mount --bind "$2/resolv.conf" /etc/resolv.conf || exit 91
@@ -207,7 +220,9 @@ import Testing
             DISPLAY=never-answers.example:0 timeout -s KILL 4 "$1" copy-id --to clipboard; echo "userdebug=$?"
             kill $sink
             """
-        let out = try Peer.read(["unshare", "-mn", "sh", "-c", script, "sh", UserDebugHome.binary, dir], environment: home.environment, limit: 30)
+        let out = try Peer.read(
+            ["unshare", "-mn", "sh", "-c", script, "sh", UserDebugHome.binary, dir], environment: home.environment,
+            limit: 30)
         let text = String(decoding: out.bytes, as: UTF8.self)
         // The lookup really hangs here (getent is killed at 3 s), and userdebug gives up on its own.
         #expect(text.contains("getent=137"), "\(text)")
@@ -221,8 +236,12 @@ import Testing
         let marker = Array("USERDEBUG_HOME=\(home.root.path)".utf8) + [0]
         let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { Int32($0) } ?? []
         return pids.filter { pid in
-            guard !processExited(pid), let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
-            return Array(environ).split(separator: 0, omittingEmptySubsequences: true).contains { Array($0) + [0] == marker }
+            guard !processExited(pid), let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else {
+                return false
+            }
+            return Array(environ).split(separator: 0, omittingEmptySubsequences: true).contains {
+                Array($0) + [0] == marker
+            }
         }
     }
 
@@ -259,7 +278,9 @@ import Testing
             let token = try home.run(["copy-token", "--to", "clipboard"], extraEnvironment: display)
             #expect(token.status == 0, "\(token)")
             #expect(owners() == first)
-            #expect(String(decoding: try xclipOut(x, target: "TARGETS").bytes, as: UTF8.self).contains("x-kde-passwordManagerHint"))
+            #expect(
+                String(decoding: try xclipOut(x, target: "TARGETS").bytes, as: UTF8.self).contains(
+                    "x-kde-passwordManagerHint"))
 
             try home.ok(["copy-id", "--to", "clipboard", "--new-owner"], extraEnvironment: display)
             #expect(eventually { owners().count == 1 && owners() != first }, "\(owners()) after \(first)")
@@ -281,7 +302,8 @@ import Testing
 
     @Test func bothWritesTheClipboardAndStdout() throws {
         try withXvfb { x in
-            let result = try home.run(["print-response", "--to", "both", "--headers"], extraEnvironment: ["DISPLAY": x.display])
+            let result = try home.run(
+                ["print-response", "--to", "both", "--headers"], extraEnvironment: ["DISPLAY": x.display])
             #expect(result.status == 0, "\(result)")
             #expect(result.out.hasPrefix("HTTP 200\n"))
             #expect(String(decoding: try xclipOut(x).bytes, as: UTF8.self).hasPrefix("HTTP 200\n"))

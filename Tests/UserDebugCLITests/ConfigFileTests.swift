@@ -5,7 +5,8 @@ import Testing
 /// broken config is exit 78 naming the file, line and key.
 @Suite struct ConfigFileTests {
     static var shippedConfig: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("config/config.json").path
     }
 

@@ -63,13 +63,16 @@ import Testing
         // A real second writer: python's sqlite3 holds BEGIN IMMEDIATE for 30 s.
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        holder.arguments = ["-c", """
+        holder.arguments = [
+            "-c",
+            """
             import sqlite3, sys, time
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
             db.execute("BEGIN IMMEDIATE")
             print("locked", flush=True)
             time.sleep(30)
-            """, home.databasePath]
+            """, home.databasePath,
+        ]
         let ready = Pipe()
         holder.standardOutput = ready
         try holder.run()
@@ -82,7 +85,8 @@ import Testing
         let read = try home.run(["copy-id"])
         #expect(read.status == 0, "\(read)")
         #expect(read.out == "usr_1\n")
-        let write = try home.run(["session", "set", "--id", "changed"], extraEnvironment: ["USERDEBUG_BUSY_TIMEOUT_MS": "300"])
+        let write = try home.run(
+            ["session", "set", "--id", "changed"], extraEnvironment: ["USERDEBUG_BUSY_TIMEOUT_MS": "300"])
         #expect(write.status == 75, "\(write)")
         #expect(write.err.contains(home.databasePath))
         #expect(try home.ok(["copy-id"]).out == "usr_1\n")

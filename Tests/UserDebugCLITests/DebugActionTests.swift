@@ -46,11 +46,14 @@ import Testing
     }
 
     @Test func printResponseSelectsByTagStatusPathAndId() throws {
-        #expect(try home.ok(["print-response", "--tag", "login", "--reveal"]).out.contains("\"user\":{\"id\":\"usr_1\"}"))
+        #expect(
+            try home.ok(["print-response", "--tag", "login", "--reveal"]).out.contains("\"user\":{\"id\":\"usr_1\"}"))
         #expect(try home.ok(["print-response", "--status", "404"]).out.contains("not found"))
         #expect(try home.ok(["print-response", "--status", "2xx", "--headers"]).out.hasPrefix("HTTP 200\n"))
         #expect(try home.ok(["print-response", "--path", "/orders/"]).out.contains("not found"))
-        #expect(try home.ok(["print-response", "1", "--full"]).out.hasPrefix("POST https://api.example.com/v1/login?debug=1\n"))
+        #expect(
+            try home.ok(["print-response", "1", "--full"]).out.hasPrefix(
+                "POST https://api.example.com/v1/login?debug=1\n"))
     }
 
     @Test func printResponseJsonIsValidJson() throws {

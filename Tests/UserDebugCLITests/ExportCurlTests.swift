@@ -15,29 +15,40 @@ import Testing
 
     static let tricky = #"it's "quoted" $HOME `id` $(id) \ \\ ! !! 'a'\''b' %s ${x:-y}"#
     static let cases: [Case] = [
-        Case(name: "quotes, dollars, backticks, backslashes, bangs", method: "POST", path: "/echo/quotes",
-             headers: [("Content-Type", "text/plain"), ("X-Tricky", tricky)], body: Array(tricky.utf8)),
-        Case(name: "newlines, CRLF and tabs in the body, a tab in a header", method: "POST", path: "/echo/lines",
-             headers: [("Content-Type", "text/plain"), ("X-Tab", "a\tb")], body: Array("line 1\nline 2\r\n\tindented\n\n".utf8)),
-        Case(name: "non-ASCII text", method: "PUT", path: "/echo/unicode",
-             headers: [("Content-Type", "application/json; charset=utf-8"), ("X-Name", "Zoë Ångström 🚀")],
-             body: Array(#"{"name":"Zoë Ångström 🚀","bidi":"\u202e"}"#.utf8)),
-        Case(name: "NUL bytes through a file", method: "POST", path: "/echo/binary",
-             headers: [("Content-Type", "application/octet-stream")], body: [0, 39, 34, 36, 96, 92, 33, 0, 255, 10, 13, 9, 0]),
-        Case(name: "a body that starts with @ and no content type", method: "POST", path: "/echo/at",
-             headers: [("X-Empty", "")], body: Array("@/etc/passwd".utf8)),
-        Case(name: "GET with glob characters in the URL", method: "GET", path: "/echo/glob?a[]=1&b={x}&c=%5B",
-             headers: [("Accept", "application/json")], body: []),
+        Case(
+            name: "quotes, dollars, backticks, backslashes, bangs", method: "POST", path: "/echo/quotes",
+            headers: [("Content-Type", "text/plain"), ("X-Tricky", tricky)], body: Array(tricky.utf8)),
+        Case(
+            name: "newlines, CRLF and tabs in the body, a tab in a header", method: "POST", path: "/echo/lines",
+            headers: [("Content-Type", "text/plain"), ("X-Tab", "a\tb")],
+            body: Array("line 1\nline 2\r\n\tindented\n\n".utf8)),
+        Case(
+            name: "non-ASCII text", method: "PUT", path: "/echo/unicode",
+            headers: [("Content-Type", "application/json; charset=utf-8"), ("X-Name", "Zoë Ångström 🚀")],
+            body: Array(#"{"name":"Zoë Ångström 🚀","bidi":"\u202e"}"#.utf8)),
+        Case(
+            name: "NUL bytes through a file", method: "POST", path: "/echo/binary",
+            headers: [("Content-Type", "application/octet-stream")],
+            body: [0, 39, 34, 36, 96, 92, 33, 0, 255, 10, 13, 9, 0]),
+        Case(
+            name: "a body that starts with @ and no content type", method: "POST", path: "/echo/at",
+            headers: [("X-Empty", "")], body: Array("@/etc/passwd".utf8)),
+        Case(
+            name: "GET with glob characters in the URL", method: "GET", path: "/echo/glob?a[]=1&b={x}&c=%5B",
+            headers: [("Accept", "application/json")], body: []),
         Case(name: "DELETE without a body", method: "DELETE", path: "/echo/items/7", headers: [], body: []),
     ]
 
     static func document(_ testCase: Case, baseURL: String) throws -> String {
-        let body: Any = String(validating: testCase.body, as: UTF8.self).flatMap { $0.contains("\0") ? nil : $0 }
+        let body: Any =
+            String(validating: testCase.body, as: UTF8.self).flatMap { $0.contains("\0") ? nil : $0 }
             ?? ["base64": Data(testCase.body).base64EncodedString()]
         let object: [String: Any] = [
             "request": [
                 "method": testCase.method, "url": baseURL + testCase.path,
-                "headers": testCase.headers.map { ["name": $0.0, "value": $0.1] } + [["name": "Authorization", "value": "Bearer \(Samples.canary)"]],
+                "headers": testCase.headers.map { ["name": $0.0, "value": $0.1] } + [
+                    ["name": "Authorization", "value": "Bearer \(Samples.canary)"]
+                ],
                 "body": body,
             ],
             "response": ["status": 200],
@@ -59,9 +70,13 @@ import Testing
         let received = try #require(try server.requests().last, "the server got nothing")
         #expect(received.method == testCase.method)
         #expect(received.target == testCase.path)
-        #expect(received.body == Data(testCase.body), "body: \(received.body as NSData) != \(Data(testCase.body) as NSData)")
+        #expect(
+            received.body == Data(testCase.body), "body: \(received.body as NSData) != \(Data(testCase.body) as NSData)"
+        )
         for (name, value) in testCase.headers {
-            #expect(received.hasHeader(name, Data(value.utf8)), "header \(name): \(received.headers.map { String(decoding: $0.value, as: UTF8.self) })")
+            #expect(
+                received.hasHeader(name, Data(value.utf8)),
+                "header \(name): \(received.headers.map { String(decoding: $0.value, as: UTF8.self) })")
         }
         #expect(received.hasHeader("Authorization", Data("Bearer \(Samples.canary)".utf8)))
         if !testCase.body.isEmpty, !testCase.headers.contains(where: { $0.0 == "Content-Type" }) {
@@ -94,8 +109,12 @@ import Testing
     @Test func theMethodIsWrittenOnlyWhenCurlWouldNotImplyIt() throws {
         let home = try UserDebugHome()
         try home.recordSession(baseURL: "http://127.0.0.1:9")
-        for (method, body, expected) in [("GET", "", nil), ("POST", "a=1", nil), ("POST", "", "-X 'POST'"), ("PATCH", "x", "-X 'PATCH'"), ("HEAD", "", "--head")] {
-            let document = #"{"request": {"method": "\#(method)", "url": "http://127.0.0.1:9/x", "body": "\#(body)"}, "response": {"status": 200}}"#
+        for (method, body, expected) in [
+            ("GET", "", nil), ("POST", "a=1", nil), ("POST", "", "-X 'POST'"), ("PATCH", "x", "-X 'PATCH'"),
+            ("HEAD", "", "--head"),
+        ] {
+            let document =
+                #"{"request": {"method": "\#(method)", "url": "http://127.0.0.1:9/x", "body": "\#(body)"}, "response": {"status": 200}}"#
             try home.ok(["response", "record", "-"], stdin: document)
             let out = try home.ok(["export", "curl", "--to", "stdout", "--one-line"]).out
             if let expected {

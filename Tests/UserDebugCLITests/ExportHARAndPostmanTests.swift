@@ -10,19 +10,21 @@ import Testing
         let home = try UserDebugHome()
         try home.recordSession(baseURL: server.baseURL)
         let base = server.baseURL
-        try home.ok(["response", "record", "-", "--tag", "sample"], stdin: """
-            [{"request": {"method": "POST", "url": "\(base)/v1/users/usr_42/orders?expand=items&access_token=\(Samples.canary)",
-               "headers": {"Content-Type": "application/json", "Authorization": "Bearer \(Samples.canary)", "X-User": "usr_42",
-                           "Cookie": "sid=\(Samples.canary); theme=dark"},
-               "body": "{\\"owner\\":\\"usr_42\\",\\"note\\":\\"it's \\\\\\"quoted\\\\\\" ë\\",\\"refresh_token\\":\\"\(Samples.canary)\\"}"},
-              "response": {"status": 201, "headers": {"Content-Type": "application/json", "Set-Cookie": "sid=\(Samples.canary); Path=/"},
-               "body": "{\\"id\\":\\"ord_1\\",\\"token\\":\\"\(Samples.canary)\\"}"},
-              "startedAt": "2026-11-30T10:00:00.123Z", "durationMs": 87.5},
-             {"request": {"method": "GET", "url": "\(base)/v1/users/usr_42/avatar"},
-              "response": {"status": 200, "headers": {"Content-Type": "image/png"}, "body": {"base64": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"}}},
-             {"request": {"method": "GET", "url": "\(base)/old"},
-              "response": {"status": 302, "headers": {"Location": "\(base)/new"}}}]
-            """)
+        try home.ok(
+            ["response", "record", "-", "--tag", "sample"],
+            stdin: """
+                [{"request": {"method": "POST", "url": "\(base)/v1/users/usr_42/orders?expand=items&access_token=\(Samples.canary)",
+                   "headers": {"Content-Type": "application/json", "Authorization": "Bearer \(Samples.canary)", "X-User": "usr_42",
+                               "Cookie": "sid=\(Samples.canary); theme=dark"},
+                   "body": "{\\"owner\\":\\"usr_42\\",\\"note\\":\\"it's \\\\\\"quoted\\\\\\" ë\\",\\"refresh_token\\":\\"\(Samples.canary)\\"}"},
+                  "response": {"status": 201, "headers": {"Content-Type": "application/json", "Set-Cookie": "sid=\(Samples.canary); Path=/"},
+                   "body": "{\\"id\\":\\"ord_1\\",\\"token\\":\\"\(Samples.canary)\\"}"},
+                  "startedAt": "2026-11-30T10:00:00.123Z", "durationMs": 87.5},
+                 {"request": {"method": "GET", "url": "\(base)/v1/users/usr_42/avatar"},
+                  "response": {"status": 200, "headers": {"Content-Type": "image/png"}, "body": {"base64": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"}}},
+                 {"request": {"method": "GET", "url": "\(base)/old"},
+                  "response": {"status": 302, "headers": {"Location": "\(base)/new"}}}]
+                """)
         return home
     }
 
@@ -47,9 +49,11 @@ import Testing
         for reveal in [["--reveal"], []] {
             let first = try home.ok(["export", "har", "--to", "stdout"] + reveal)
             let path = try home.file("first.har", first.stdout)
-            try home.ok(["session", "import", "-", "--name", "copy"], stdin: """
-                {"user": {"identifier": "usr_42", "name": "Zoë"}, "token": "\(Samples.canary)", "baseURL": "\(server.baseURL)"}
-                """)
+            try home.ok(
+                ["session", "import", "-", "--name", "copy"],
+                stdin: """
+                    {"user": {"identifier": "usr_42", "name": "Zoë"}, "token": "\(Samples.canary)", "baseURL": "\(server.baseURL)"}
+                    """)
             let imported = try home.ok(["response", "import", path, "--session", "copy"])
             #expect(imported.out.split(separator: "\n").count == 3)
             let second = try home.ok(["export", "har", "--to", "stdout", "--session", "copy"] + reveal)
@@ -73,11 +77,13 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let collectionPath = try home.file("postman/api.postman_collection.json", collection.stdout)
         let environmentPath = try home.file("postman/local.postman_environment.json", environment.stdout)
-        let check = try runTool(Consumers.python, [Consumers.support("postman_check.py"), collectionPath, environmentPath])
+        let check = try runTool(
+            Consumers.python, [Consumers.support("postman_check.py"), collectionPath, environmentPath])
         #expect(check.status == 0 && check.out == "ok 3\n", "\(check)")
 
-        let run = try runTool(Consumers.postmanRunner, ["--collection", collectionPath, "--environment", environmentPath, "--run-all"],
-                              directory: directory)
+        let run = try runTool(
+            Consumers.postmanRunner, ["--collection", collectionPath, "--environment", environmentPath, "--run-all"],
+            directory: directory)
         #expect(run.status == 0, "\(run)")
         let received = try server.requests()
         #expect(received.map(\.method) == ["POST", "GET", "GET"], "\(received.map(\.target))")
@@ -122,8 +128,11 @@ import Testing
         #expect(result.status == 0, "\(result)")
         #expect(!result.out.isEmpty)
         #expect(!result.out.contains(Samples.canary) && !result.err.contains(Samples.canary), "\(result)")
-        for file in FileManager.default.enumerator(atPath: home.root.appendingPathComponent("state").path)?.allObjects as? [String] ?? [] {
-            let contents = FileManager.default.contents(atPath: home.root.appendingPathComponent("state/\(file)").path) ?? Data()
+        for file in FileManager.default.enumerator(atPath: home.root.appendingPathComponent("state").path)?.allObjects
+            as? [String] ?? []
+        {
+            let contents =
+                FileManager.default.contents(atPath: home.root.appendingPathComponent("state/\(file)").path) ?? Data()
             #expect(!String(decoding: contents, as: UTF8.self).contains(Samples.canary), "state/\(file)")
         }
     }

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// The repository root, from this file's path (tests never read anything outside the project).
-let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
 /// One request as the echo server received it, bytes as on the wire.
 struct EchoedRequest {
@@ -60,7 +61,9 @@ final class EchoServer: @unchecked Sendable {
             }
             usleep(10_000)
         }
-        #expect(port > 0, "the echo server did not start: \((try? String(contentsOfFile: logPath + ".err", encoding: .utf8)) ?? "")")
+        #expect(
+            port > 0,
+            "the echo server did not start: \((try? String(contentsOfFile: logPath + ".err", encoding: .utf8)) ?? "")")
     }
 
     deinit { stop() }
@@ -95,20 +98,27 @@ enum Consumers {
     static let venv = repositoryRoot.appendingPathComponent(".build/pyenv/bin")
     static var python: String { venv.appendingPathComponent("python").path }
     static var postmanRunner: String { venv.appendingPathComponent("postman-runner").path }
-    static func support(_ name: String) -> String { repositoryRoot.appendingPathComponent("Tests/Support/\(name)").path }
+    static func support(_ name: String) -> String {
+        repositoryRoot.appendingPathComponent("Tests/Support/\(name)").path
+    }
 
     /// Fails the test (never skips it) when the consumers are not installed.
     static func require(sourceLocation: SourceLocation = #_sourceLocation) throws {
-        try #require(FileManager.default.isExecutableFile(atPath: python) && FileManager.default.isExecutableFile(atPath: postmanRunner),
-                     "run Scripts/deps.sh: it installs haralyzer and postman-runner into .build/pyenv", sourceLocation: sourceLocation)
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python)
+                && FileManager.default.isExecutableFile(atPath: postmanRunner),
+            "run Scripts/deps.sh: it installs haralyzer and postman-runner into .build/pyenv",
+            sourceLocation: sourceLocation)
     }
 }
 
 extension UserDebugHome {
     /// A session whose base URL is `baseURL`, with the canary token.
     func recordSession(baseURL: String) throws {
-        try ok(["session", "import", "-"], stdin: """
-            {"name": "local", "user": {"identifier": "usr_42", "name": "Zoë"}, "token": "\(Samples.canary)", "baseURL": "\(baseURL)"}
-            """)
+        try ok(
+            ["session", "import", "-"],
+            stdin: """
+                {"name": "local", "user": {"identifier": "usr_42", "name": "Zoë"}, "token": "\(Samples.canary)", "baseURL": "\(baseURL)"}
+                """)
     }
 }

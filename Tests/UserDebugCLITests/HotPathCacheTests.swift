@@ -23,10 +23,11 @@ import Testing
         let lines = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
         let files = lines.split(separator: "\n").compactMap { line -> String? in
             guard let open = line.range(of: "openat("), let first = line[open.upperBound...].firstIndex(of: "\""),
-                  let last = line[line.index(after: first)...].firstIndex(of: "\"")
+                let last = line[line.index(after: first)...].firstIndex(of: "\"")
             else { return nil }
             let path = String(line[line.index(after: first)..<last])
-            let ownHeaderRead = line.contains("O_NONBLOCK") && path.hasPrefix(home.databasePath) && !path.hasSuffix("-current")
+            let ownHeaderRead =
+                line.contains("O_NONBLOCK") && path.hasPrefix(home.databasePath) && !path.hasSuffix("-current")
             return ownHeaderRead ? nil : path
         }
         return (result, files)
@@ -34,7 +35,8 @@ import Testing
 
     @Test func onceSettledCopyIdReadsTheCopyAndNotTheStore() throws {
         usleep(150_000)
-        #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_1\n")  // a miss: reads the store, writes the copy
+        // a miss: reads the store, writes the copy
+        #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_1\n")
         let copy = home.databasePath + "-current"
         #expect(FileManager.default.fileExists(atPath: copy))
         let (result, files) = try openedFiles(["copy-id", "--to", "stdout"])
@@ -43,9 +45,12 @@ import Testing
         #expect(files.contains(copy), "\(files)")
         #expect(!files.contains(home.databasePath), "\(files)")
         // The same answer as the store's, field for field.
-        #expect(try home.ok(["dump-json", "--to", "stdout", "--reveal"]).out == (try home.ok(["dump-json", "--to", "stdout", "--reveal", "--session", "staging"]).out))
+        #expect(
+            try home.ok(["dump-json", "--to", "stdout", "--reveal"]).out
+                == (try home.ok(["dump-json", "--to", "stdout", "--reveal", "--session", "staging"]).out))
         // --session always reads the store.
-        #expect(try openedFiles(["copy-id", "--to", "stdout", "--session", "staging"]).files.contains(home.databasePath))
+        #expect(
+            try openedFiles(["copy-id", "--to", "stdout", "--session", "staging"]).files.contains(home.databasePath))
     }
 
     @Test func everyWriteIsSeenByTheVeryNextCommand() throws {
@@ -55,12 +60,17 @@ import Testing
             let id = "usr_r\(round)"
             switch round % 3 {
             case 0:  // the CLI
-                try home.ok(["session", "import", "-"], stdin: #"{"name": "s\#(round)", "user": {"identifier": "\#(id)"}}"#)
+                try home.ok(
+                    ["session", "import", "-"], stdin: #"{"name": "s\#(round)", "user": {"identifier": "\#(id)"}}"#)
             case 1:  // another program on the store
-                let sql = "UPDATE sessions SET user_identifier = '\(id)' WHERE id = (SELECT session_id FROM current_session)"
-                #expect(try runTool("/usr/bin/sqlite3", [home.databasePath, sql], environment: home.environment).status == 0)
+                let sql =
+                    "UPDATE sessions SET user_identifier = '\(id)' WHERE id = (SELECT session_id FROM current_session)"
+                #expect(
+                    try runTool("/usr/bin/sqlite3", [home.databasePath, sql], environment: home.environment).status == 0
+                )
             default:  // switching the current session
-                try home.ok(["session", "import", "-"], stdin: #"{"name": "other\#(round)", "user": {"identifier": "\#(id)"}}"#)
+                try home.ok(
+                    ["session", "import", "-"], stdin: #"{"name": "other\#(round)", "user": {"identifier": "\#(id)"}}"#)
                 try home.ok(["session", "use", "staging"])
                 try home.ok(["session", "use", "other\(round)"])
             }
@@ -82,7 +92,8 @@ import Testing
             \(body)
             kill -9 $HOLDER 2>/dev/null; wait 2>/dev/null
             """
-        let result = try runTool("/usr/bin/timeout", ["-s", "KILL", "60", "/bin/bash", "-c", full], environment: home.environment)
+        let result = try runTool(
+            "/usr/bin/timeout", ["-s", "KILL", "60", "/bin/bash", "-c", full], environment: home.environment)
         return result.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -91,7 +102,8 @@ import Testing
     /// writes): a copy-id meanwhile sees the old session (so does SQLite), and the commands after
     /// it see the new one, never a copy of the old.
     @Test func aCommitPausedBeforeItIsPublishedIsNeverHiddenByTheCopy() throws {
-        let out = try script("""
+        let out = try script(
+            """
             echo '{"name": "t", "user": {"identifier": "usr_2"}}' | $UD session import - -q
             $UD session use staging -q
             hold
@@ -113,7 +125,8 @@ import Testing
     /// A writer killed after its commit reached the WAL but before it was published, then the app
     /// killed too: the next SQLite open recovers the commit, and so must the next copy-id.
     @Test func aCommitRecoveredAfterAWriterDiedIsNeverHiddenByTheCopy() throws {
-        let out = try script("""
+        let out = try script(
+            """
             hold
             $UD copy-id --to stdout >/dev/null; sleep 0.15; $UD copy-id --to stdout >/dev/null
             strace -f -qq -o /dev/null -e trace=fdatasync -e inject=fdatasync:delay_exit=3000000 \\
@@ -140,7 +153,8 @@ import Testing
     @Test func aSymlinkedStoreIsAlwaysReadFromSQLite() throws {
         let elsewhere = home.root.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
-        let out = try script("""
+        let out = try script(
+            """
             echo '{"name": "t", "user": {"identifier": "usr_2"}}' | $UD session import - -q
             $UD session use staging -q
             mv "$DB" "\(elsewhere.path)/store.sqlite3"; rm -f "$DB-wal" "$DB-shm" "$DB-current"

@@ -33,7 +33,9 @@ import Testing
     ])
     func completionScriptsParseInTheirShell(shell: String, file: String) throws {
         guard let executable = InstallShell.find(shell) else {
-            Issue.record("\(shell) is not installed, so \(file) cannot be checked; Scripts/deps.sh installs it (apt-get install \(shell))")
+            Issue.record(
+                "\(shell) is not installed, so \(file) cannot be checked; Scripts/deps.sh installs it (apt-get install \(shell))"
+            )
             return
         }
         let result = try InstallShell.run(executable, ["-n", file])
@@ -58,18 +60,23 @@ import Testing
         CompletionCase(words: ["userdebug", "ses"], exactly: ["session"]),
         CompletionCase(
             words: ["userdebug", ""],
-            contains: ["copy-id", "dump-json", "print-response", "copy-token", "session", "response", "copy", "paste", "help"],
+            contains: [
+                "copy-id", "dump-json", "print-response", "copy-token", "session", "response", "copy", "paste", "help",
+            ],
             excludes: ["import", "--to"]),
-        CompletionCase(words: ["userdebug", "session", ""], exactly: ["import", "set", "list", "show", "use", "remove"]),
+        CompletionCase(
+            words: ["userdebug", "session", ""], exactly: ["import", "set", "list", "show", "use", "remove"]),
         CompletionCase(words: ["userdebug", "response", ""], exactly: ["record", "list", "import"]),
-        CompletionCase(words: ["userdebug", "copy-id", "--to", ""], exactly: ["auto", "stdout", "clipboard", "primary", "both"]),
+        CompletionCase(
+            words: ["userdebug", "copy-id", "--to", ""], exactly: ["auto", "stdout", "clipboard", "primary", "both"]),
         CompletionCase(words: ["userdebug", "dump-json", "--to", "c"], exactly: ["clipboard"]),
         CompletionCase(words: ["userdebug", "copy-id", "--to", "=", "p"], exactly: ["primary"]),
         CompletionCase(words: ["userdebug", "copy-id", "--to=s"], exactly: ["--to=stdout"]),
         CompletionCase(words: ["userdebug", "copy", "--selection", ""], exactly: ["clipboard", "primary"]),
         CompletionCase(words: ["userdebug", "paste", "--selection", ""], exactly: ["clipboard", "primary"]),
         CompletionCase(words: ["userdebug", "print-response", "--status", ""], exactly: ["2xx", "3xx", "4xx", "5xx"]),
-        CompletionCase(words: ["userdebug", "response", "list", "--status", ""], exactly: ["2xx", "3xx", "4xx", "5xx"]),
+        CompletionCase(
+            words: ["userdebug", "response", "list", "--status", ""], exactly: ["2xx", "3xx", "4xx", "5xx"]),
         CompletionCase(
             words: ["userdebug", "copy-id", "--"],
             exactly: ["--to", "--lifetime", "--hand-off", "--new-owner", "--session", "--reveal", "--quiet", "--help"]),
@@ -116,11 +123,15 @@ import Testing
             """,
             mode: 0o755)
         let path = directory.url.appendingPathComponent("bin").path + ":/usr/bin:/bin"
-        for words in [["userdebug", "session", "use", ""], ["userdebug", "copy-id", "--session", ""], ["userdebug", "session", "show", ""]] {
+        for words in [
+            ["userdebug", "session", "use", ""], ["userdebug", "copy-id", "--session", ""],
+            ["userdebug", "session", "show", ""],
+        ] {
             let replies = try InstallShell.bashComplete(words, environment: ["PATH": path])
             #expect(replies.sorted() == ["prod\\ eu", "staging"], "\(words): \(replies)")
         }
-        let narrowed = try InstallShell.bashComplete(["userdebug", "session", "remove", "st"], environment: ["PATH": path])
+        let narrowed = try InstallShell.bashComplete(
+            ["userdebug", "session", "remove", "st"], environment: ["PATH": path])
         #expect(narrowed == ["staging"])
     }
 
@@ -129,7 +140,9 @@ import Testing
         try directory.write("login.json", "{}")
         try directory.write("other.txt", "")
         let prefix = directory.url.appendingPathComponent("lo").path
-        for words in [["userdebug", "session", "import", prefix], ["userdebug", "response", "record", "--tag", "x", prefix]] {
+        for words in [
+            ["userdebug", "session", "import", prefix], ["userdebug", "response", "record", "--tag", "x", prefix],
+        ] {
             let replies = try InstallShell.bashComplete(words)
             #expect(replies == [directory.url.appendingPathComponent("login.json").path], "\(words): \(replies)")
         }
@@ -140,17 +153,20 @@ import Testing
     /// `path: ["session", "import"]` in Sources/UserDebugCLI/Commands/*.swift.
     static func commandPaths() throws -> [String] {
         try InstallSources.matches(#"path:\s*\[([^\]]*)\]"#, in: InstallSources.commandFiles()).map { group in
-            group.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
-                .joined(separator: " ")
+            group.split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+            .joined(separator: " ")
         }
     }
 
     /// `.flag("json"` and `.value("to"` in the commands, the global options and the output router.
     static func optionNames() throws -> [String] {
-        let files = try InstallSources.commandFiles() + [
-            root.appendingPathComponent("Sources/UserDebugCLI/Parsing/CommandSpec.swift"),
-            root.appendingPathComponent("Sources/UserDebugCLI/Runtime/OutputRouter.swift"),
-        ]
+        let files =
+            try InstallSources.commandFiles() + [
+                root.appendingPathComponent("Sources/UserDebugCLI/Parsing/CommandSpec.swift"),
+                root.appendingPathComponent("Sources/UserDebugCLI/Runtime/OutputRouter.swift"),
+            ]
         return Array(Set(try InstallSources.matches(#"\.(?:flag|value)\(\s*"([a-z0-9-]+)""#, in: files))).sorted()
     }
 
@@ -167,8 +183,12 @@ import Testing
             let fishWords = path.contains(" ") ? "'\(path)'" : path
             #expect(fish.contains("__userdebug_command \(fishWords) "), "\(path) missing from userdebug.fish")
             // A tagged paragraph headed `.B copy\-id` or `.BI "session use " name`.
-            let heading = "(?m)^\\.BI? \"?" + NSRegularExpression.escapedPattern(for: path.replacingOccurrences(of: "-", with: "\\-")) + "( |\"|$)"
-            #expect(man.range(of: heading, options: .regularExpression) != nil, "\(path) missing from COMMANDS in userdebug.1")
+            let heading =
+                "(?m)^\\.BI? \"?"
+                + NSRegularExpression.escapedPattern(for: path.replacingOccurrences(of: "-", with: "\\-")) + "( |\"|$)"
+            #expect(
+                man.range(of: heading, options: .regularExpression) != nil,
+                "\(path) missing from COMMANDS in userdebug.1")
         }
     }
 
@@ -181,10 +201,16 @@ import Testing
         let man = try String(contentsOfFile: Self.manPage, encoding: .utf8)
         for name in names {
             let bashPattern = "--\(name)[ |']"
-            #expect(bash.range(of: bashPattern, options: .regularExpression) != nil, "--\(name) missing from userdebug.bash")
-            #expect(zsh.contains("--\(name)[") || zsh.contains("--\(name)=["), "--\(name) missing from option_specs in _userdebug")
+            #expect(
+                bash.range(of: bashPattern, options: .regularExpression) != nil, "--\(name) missing from userdebug.bash"
+            )
+            #expect(
+                zsh.contains("--\(name)[") || zsh.contains("--\(name)=["),
+                "--\(name) missing from option_specs in _userdebug")
             #expect(fish.contains("-l \(name) "), "--\(name) missing from __userdebug_option in userdebug.fish")
-            #expect(man.contains("\\-\\-\(name.replacingOccurrences(of: "-", with: "\\-"))"), "--\(name) missing from userdebug.1")
+            #expect(
+                man.contains("\\-\\-\(name.replacingOccurrences(of: "-", with: "\\-"))"),
+                "--\(name) missing from userdebug.1")
         }
     }
 
@@ -192,7 +218,9 @@ import Testing
 
     @Test func manPageRendersWithoutWarnings() throws {
         guard let groff = InstallShell.find("groff") else {
-            Issue.record("groff is not installed, so config/userdebug.1 cannot be checked; Scripts/deps.sh installs it (apt-get install groff-base)")
+            Issue.record(
+                "groff is not installed, so config/userdebug.1 cannot be checked; Scripts/deps.sh installs it (apt-get install groff-base)"
+            )
             return
         }
         let result = try InstallShell.run(groff, ["-man", "-Tutf8", "-ww", "-z", Self.manPage])
@@ -202,7 +230,10 @@ import Testing
         // -P-cbou: plain text, no escape sequences or overstrike for bold and underline.
         let rendered = try InstallShell.run(groff, ["-man", "-Tutf8", "-ww", "-P-cbou", Self.manPage])
         #expect(rendered.status == 0 && rendered.err.isEmpty, "\(rendered.err)")
-        for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OUTPUT", "FILES", "ENVIRONMENT", "EXIT STATUS", "EXAMPLES", "SEE ALSO"] {
+        for section in [
+            "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "OUTPUT", "FILES", "ENVIRONMENT", "EXIT STATUS", "EXAMPLES",
+            "SEE ALSO",
+        ] {
             #expect(rendered.out.contains("\n\(section)\n"), "no \(section) section")
         }
     }
@@ -215,10 +246,12 @@ import Testing
         let prefix = directory.url.appendingPathComponent("prefix")
         let sentinel = try directory.write("prefix/bin/someone-else", "keep me", mode: 0o755)
         var environment = [
-            "PREFIX": prefix.path, "USERDEBUG_INSTALL_BINARY": fake, "HOME": directory.url.path, "PATH": "/usr/bin:/bin",
+            "PREFIX": prefix.path, "USERDEBUG_INSTALL_BINARY": fake, "HOME": directory.url.path,
+            "PATH": "/usr/bin:/bin",
         ]
 
-        let first = try InstallShell.run("/bin/bash", [Self.installScript], environment: environment, directory: directory.url)
+        let first = try InstallShell.run(
+            "/bin/bash", [Self.installScript], environment: environment, directory: directory.url)
         #expect(first.status == 0, "\(first)")
         #expect(first.out.isEmpty, "install.sh wrote to stdout: \(first.out)")
         #expect(first.err.contains("not on PATH"), "no PATH warning: \(first.err)")
@@ -226,7 +259,8 @@ import Testing
             let target = prefix.appendingPathComponent(file.path).path
             #expect(first.err.contains("installed \(target)"), "not reported: \(target)\n\(first.err)")
             #expect(try InstallSources.mode(of: target) == file.mode, "\(target) mode")
-            let expected = try Data(contentsOf: URL(fileURLWithPath: file.source.map { Self.root.appendingPathComponent($0).path } ?? fake))
+            let expected = try Data(
+                contentsOf: URL(fileURLWithPath: file.source.map { Self.root.appendingPathComponent($0).path } ?? fake))
             #expect(FileManager.default.contents(atPath: target) == expected, "\(target) differs from its source")
         }
         #expect(try InstallShell.run(prefix.appendingPathComponent("bin/userdebug").path, []).out == "fake userdebug\n")
@@ -236,7 +270,8 @@ import Testing
 
         // Again, with the prefix on PATH: nothing changes, nothing to warn about.
         environment["PATH"] = prefix.appendingPathComponent("bin").path + ":/usr/bin:/bin"
-        let second = try InstallShell.run("/bin/bash", [Self.installScript], environment: environment, directory: directory.url)
+        let second = try InstallShell.run(
+            "/bin/bash", [Self.installScript], environment: environment, directory: directory.url)
         #expect(second.status == 0, "\(second)")
         #expect(!second.err.contains("installed "), "a second install rewrote files: \(second.err)")
         #expect(second.err.components(separatedBy: "up to date: ").count - 1 == Self.installed.count, "\(second.err)")
@@ -246,12 +281,14 @@ import Testing
         try Data("#!/bin/sh\necho new\n".utf8).write(to: URL(fileURLWithPath: fake))
         let manTarget = prefix.appendingPathComponent("share/man/man1/userdebug.1").path
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: manTarget)
-        let third = try InstallShell.run("/bin/bash", [Self.installScript], environment: environment, directory: directory.url)
+        let third = try InstallShell.run(
+            "/bin/bash", [Self.installScript], environment: environment, directory: directory.url)
         #expect(third.status == 0, "\(third)")
         #expect(try InstallShell.run(prefix.appendingPathComponent("bin/userdebug").path, []).out == "new\n")
         #expect(try InstallSources.mode(of: manTarget) == 0o644)
 
-        let removal = try InstallShell.run("/bin/bash", [Self.installScript, "--uninstall"], environment: environment, directory: directory.url)
+        let removal = try InstallShell.run(
+            "/bin/bash", [Self.installScript, "--uninstall"], environment: environment, directory: directory.url)
         #expect(removal.status == 0, "\(removal)")
         for file in Self.installed {
             let target = prefix.appendingPathComponent(file.path).path
@@ -260,7 +297,8 @@ import Testing
         }
         #expect(FileManager.default.fileExists(atPath: sentinel), "--uninstall removed a file it did not install")
 
-        let again = try InstallShell.run("/bin/bash", [Self.installScript, "--uninstall"], environment: environment, directory: directory.url)
+        let again = try InstallShell.run(
+            "/bin/bash", [Self.installScript, "--uninstall"], environment: environment, directory: directory.url)
         #expect(again.status == 0, "\(again)")
     }
 
@@ -270,7 +308,10 @@ import Testing
         // Relative DESTDIR and binary: relative to where install.sh is started, not to the repository.
         let result = try InstallShell.run(
             "/bin/bash", [Self.installScript],
-            environment: ["DESTDIR": "stage", "PREFIX": "/usr", "USERDEBUG_INSTALL_BINARY": "fake-userdebug", "PATH": "/usr/bin:/bin"],
+            environment: [
+                "DESTDIR": "stage", "PREFIX": "/usr", "USERDEBUG_INSTALL_BINARY": "fake-userdebug",
+                "PATH": "/usr/bin:/bin",
+            ],
             directory: directory.url)
         #expect(result.status == 0, "\(result)")
         #expect(!result.err.contains("not on PATH"), "a staged install should not warn about PATH: \(result.err)")
@@ -285,12 +326,16 @@ import Testing
         let prefix = directory.url.appendingPathComponent("prefix").path
         let missing = try InstallShell.run(
             "/bin/bash", [Self.installScript],
-            environment: ["PREFIX": prefix, "USERDEBUG_INSTALL_BINARY": directory.url.appendingPathComponent("nope").path, "PATH": "/usr/bin:/bin"])
+            environment: [
+                "PREFIX": prefix, "USERDEBUG_INSTALL_BINARY": directory.url.appendingPathComponent("nope").path,
+                "PATH": "/usr/bin:/bin",
+            ])
         #expect(missing.status == 66, "\(missing)")
         #expect(missing.err.contains("USERDEBUG_INSTALL_BINARY"), "\(missing)")
         #expect(!FileManager.default.fileExists(atPath: prefix), "created the prefix for a failed install")
 
-        let unknown = try InstallShell.run("/bin/bash", [Self.installScript, "--frobnicate"], environment: ["PREFIX": prefix, "PATH": "/usr/bin:/bin"])
+        let unknown = try InstallShell.run(
+            "/bin/bash", [Self.installScript, "--frobnicate"], environment: ["PREFIX": prefix, "PATH": "/usr/bin:/bin"])
         #expect(unknown.status == 64, "\(unknown)")
         #expect(unknown.err.contains("--frobnicate"), "\(unknown)")
     }
@@ -347,7 +392,9 @@ enum InstallShell {
 
     /// Sources the bash completion and runs `_userdebug` as bash would for `words` (the cursor at
     /// the end of the last word); returns COMPREPLY.
-    static func bashComplete(_ words: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"]) throws -> [String] {
+    static func bashComplete(_ words: [String], environment: [String: String] = ["PATH": "/usr/bin:/bin"]) throws
+        -> [String]
+    {
         let script = """
             source "$1" || exit 90
             shift
@@ -356,7 +403,9 @@ enum InstallShell {
             _userdebug userdebug || exit 91
             for reply in "${COMPREPLY[@]}"; do printf '%s\\n' "$reply"; done
             """
-        let result = try run("/bin/bash", ["--norc", "--noprofile", "-c", script, "bash", InstallTests.bashCompletion] + words, environment: environment)
+        let result = try run(
+            "/bin/bash", ["--norc", "--noprofile", "-c", script, "bash", InstallTests.bashCompletion] + words,
+            environment: environment)
         guard result.status == 0, result.err.isEmpty else {
             Issue.record("bash completion failed for \(words): \(result)")
             return []
@@ -368,7 +417,8 @@ enum InstallShell {
 /// Reading the sources and the file system for the drift and install checks.
 enum InstallSources {
     static func commandFiles() throws -> [URL] {
-        let directory = InstallTests.root.appendingPathComponent("Sources/UserDebugCLI/Commands").resolvingSymlinksInPath()
+        let directory = InstallTests.root.appendingPathComponent("Sources/UserDebugCLI/Commands")
+            .resolvingSymlinksInPath()
         return try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "swift" }
     }
@@ -400,7 +450,10 @@ enum InstallSources {
         var files: [String] = []
         while let relative = enumerator.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: directory.appendingPathComponent(relative).path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(
+                atPath: directory.appendingPathComponent(relative).path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 files.append(relative)
             }
         }
@@ -413,7 +466,8 @@ final class InstallTemporaryDirectory: @unchecked Sendable {
     let url: URL
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("userdebug-install-test-\(UUID().uuidString)")
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "userdebug-install-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

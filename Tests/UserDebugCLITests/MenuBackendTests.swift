@@ -46,7 +46,8 @@ import Testing
             server.wait()
             throw FixtureError(message: "the test server did not start")
         }
-        let session = Samples.session.replacingOccurrences(of: "https://api.example.com", with: "http://127.0.0.1:\(port)")
+        let session = Samples.session.replacingOccurrences(
+            of: "https://api.example.com", with: "http://127.0.0.1:\(port)")
         try home.ok(["session", "import", "-"], stdin: session)
     }
 
@@ -59,8 +60,11 @@ import Testing
         try home.file("config/config.json", #"{"backend": {"path": "\#(path)", "timeoutSeconds": \#(timeout)}}"#)
         let result = try home.ok(["menu", "--json"])
         let object = try #require(JSONSerialization.jsonObject(with: result.stdout) as? [String: Any], "\(result)")
-        let section = try #require((object["elements"] as? [[String: Any]])?.first { $0["id"] as? String == "backend" }, "\(result)")
-        #expect((object["elements"] as? [[String: Any]])?.first?["id"] as? String == "copy-id", "the rest of the menu is there")
+        let section = try #require(
+            (object["elements"] as? [[String: Any]])?.first { $0["id"] as? String == "backend" }, "\(result)")
+        #expect(
+            (object["elements"] as? [[String: Any]])?.first?["id"] as? String == "copy-id",
+            "the rest of the menu is there")
         return (result, section)
     }
 
@@ -68,7 +72,10 @@ import Testing
         let (result, section) = try menu(path: "/me")
         #expect(section["type"] as? String == "deferred" && section["state"] as? String == "resolved", "\(section)")
         let children = try #require(section["children"] as? [[String: Any]])
-        #expect(children.compactMap { $0["id"] as? String } == ["backend.body", "backend.field.id", "backend.field.plan", "backend.field.accesstoken"])
+        #expect(
+            children.compactMap { $0["id"] as? String } == [
+                "backend.body", "backend.field.id", "backend.field.plan", "backend.field.accesstoken",
+            ])
         let token = try #require(children.first { $0["id"] as? String == "backend.field.accesstoken" })
         #expect(token["secret"] as? Bool == true && token["subtitle"] is NSNull)
         #expect(!result.out.contains("srv-secret-77") && !result.out.contains(Samples.canary))

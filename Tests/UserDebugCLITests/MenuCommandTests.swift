@@ -33,17 +33,25 @@ import Testing
         #expect(menu["user"] as? String == "usr_1")
         let actions = flatten(menu["elements"]).filter { $0["type"] as? String == "action" }
         let ids = actions.compactMap { $0["id"] as? String }
-        #expect(ids == ["copy-id", "copy-name", "dump-json", "copy-token", "print-response", "print-login-response",
-                        "print-response-1xx", "print-response-2xx", "print-response-3xx", "print-response-4xx", "print-response-5xx"])
+        #expect(
+            ids == [
+                "copy-id", "copy-name", "dump-json", "copy-token", "print-response", "print-login-response",
+                "print-response-1xx", "print-response-2xx", "print-response-3xx", "print-response-4xx",
+                "print-response-5xx",
+            ])
         let copyID = try #require(actions.first { $0["id"] as? String == "copy-id" })
         #expect(copyID["title"] as? String == "Copy Identifier" && copyID["subtitle"] as? String == "usr_1")
         #expect(actions.filter { $0["secret"] as? Bool == true }.compactMap { $0["id"] as? String } == ["copy-token"])
     }
 
     @Test func menuTextShowsEveryIdAndNoSecret() throws {
-        try writeConfig(#"{"actions": [{"id": "auth-header", "title": "Auth Header", "template": "Bearer {{session.token}}", "secret": true}]}"#)
+        try writeConfig(
+            #"{"actions": [{"id": "auth-header", "title": "Auth Header", "template": "Bearer {{session.token}}", "secret": true}]}"#
+        )
         let text = try home.ok(["menu"]).out
-        for id in ["copy-id", "dump-json", "responses-by-status", "print-response-4xx", "auth-header"] { #expect(text.contains(id)) }
+        for id in ["copy-id", "dump-json", "responses-by-status", "print-response-4xx", "auth-header"] {
+            #expect(text.contains(id))
+        }
         #expect(text.contains("Auth Header (secret)"))
         let json = try home.ok(["menu", "--json"]).out
         #expect(!text.contains(Samples.canary) && !json.contains(Samples.canary))
@@ -65,7 +73,8 @@ import Testing
     }
 
     @Test func configActionsRunFromTemplatesAndCommands() throws {
-        try writeConfig("""
+        try writeConfig(
+            """
             {"actions": [
               {"id": "admin-url", "title": "Open in Admin", "template": "https://admin.example.com/users/{{user.identifier | url}}?env={{session.environment}}"},
               {"id": "argv", "title": "Argv", "command": ["printf", "<%s>\\n", "{{user.name}}", "a b", "$(touch pwned) 'q' \\"d\\""]},
@@ -81,7 +90,9 @@ import Testing
     }
 
     @Test func aSecretConfigActionIsMarkedAndRunsOnlyByName() throws {
-        try writeConfig(#"{"actions": [{"id": "auth", "title": "Auth", "template": "Authorization: Bearer {{session.token}}", "secret": true}]}"#)
+        try writeConfig(
+            #"{"actions": [{"id": "auth", "title": "Auth", "template": "Authorization: Bearer {{session.token}}", "secret": true}]}"#
+        )
         let elements = flatten(try menuJSON()["elements"])
         let entry = try #require(elements.first { $0["id"] as? String == "auth" })
         #expect(entry["secret"] as? Bool == true && entry["subtitle"] is NSNull)
@@ -89,11 +100,14 @@ import Testing
     }
 
     @Test func aBadConfigIsExit78NamingFileLineAndKey() throws {
-        try writeConfig("{\n  \"actions\": [\n    {\"id\": \"x\", \"title\": \"X\", \"template\": \"{{session.token}}\"}\n  ]\n}\n")
+        try writeConfig(
+            "{\n  \"actions\": [\n    {\"id\": \"x\", \"title\": \"X\", \"template\": \"{{session.token}}\"}\n  ]\n}\n")
         for arguments in [["menu"], ["run", "x"]] {
             let result = try home.run(arguments)
             #expect(result.status == 78, "\(arguments): \(result)")
-            #expect(result.err.contains("config.json:3:43: actions[0].template: uses {{session.token}}, a secret"), "\(result.err)")
+            #expect(
+                result.err.contains("config.json:3:43: actions[0].template: uses {{session.token}}, a secret"),
+                "\(result.err)")
         }
         // A built-in id reads no config: the hotkey still works while the file is being fixed.
         #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_1\n")
@@ -101,16 +115,23 @@ import Testing
 
     @Test func traceShowsEachLifecyclePathInOrder() throws {
         let performed = try home.ok(["run", "copy-id", "--to", "stdout", "--trace"])
-        #expect(performed.err == """
-            userdebug: trace: menu requested
-            userdebug: trace: will display (7 elements)
-            userdebug: trace: will perform copy-id
-            userdebug: trace: will end (performed copy-id)
+        #expect(
+            performed.err == """
+                userdebug: trace: menu requested
+                userdebug: trace: will display (7 elements)
+                userdebug: trace: will perform copy-id
+                userdebug: trace: will end (performed copy-id)
 
-            """)
+                """)
         let cancelled = try home.ok(["menu", "--trace"])
-        #expect(cancelled.err.components(separatedBy: "\n").map { $0.replacingOccurrences(of: #"\d+ elements"#, with: "N elements", options: .regularExpression) }
-            == ["userdebug: trace: menu requested", "userdebug: trace: will display (N elements)", "userdebug: trace: will end (cancelled)", ""])
+        #expect(
+            cancelled.err.components(separatedBy: "\n").map {
+                $0.replacingOccurrences(of: #"\d+ elements"#, with: "N elements", options: .regularExpression)
+            }
+                == [
+                    "userdebug: trace: menu requested", "userdebug: trace: will display (N elements)",
+                    "userdebug: trace: will end (cancelled)", "",
+                ])
         let failed = try home.run(["menu", "--trace", "--session", "nobody"])
         #expect(failed.status == 66)
         let lines = failed.err.split(separator: "\n").map(String.init)

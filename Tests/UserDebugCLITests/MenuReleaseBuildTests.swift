@@ -14,7 +14,10 @@ import Testing
     static let scratch = "/tmp/userdebug-fixture-\(getuid())"
 
     /// Demangled symbol names that only the integration API and the fixture's debug code define.
-    static let debugSymbols = ["UserDebugKit.DebugMenuInteraction", "UserDebugKit.DebugMenuInteractionDelegate", "FixtureApp.FixtureAccountView"]
+    static let debugSymbols = [
+        "UserDebugKit.DebugMenuInteraction", "UserDebugKit.DebugMenuInteractionDelegate",
+        "FixtureApp.FixtureAccountView",
+    ]
     /// Strings only the fixture's debug code holds: an action's title and id, its type's name.
     static let debugStrings = ["Copy Fixture Account Identifier", "fixture-copy-account", "FixtureAccountView"]
 
@@ -63,8 +66,9 @@ import Testing
     static func run(_ program: String, _ arguments: [String], stdin: String? = nil) throws -> String {
         let result = try runTool(program, arguments, stdin: stdin.map { Data($0.utf8) })
         guard result.status == 0 else {
-            throw FixtureError(message: "\(program) \(arguments.joined(separator: " ")) exited \(result.status):\n"
-                + result.out + result.err)
+            throw FixtureError(
+                message: "\(program) \(arguments.joined(separator: " ")) exited \(result.status):\n"
+                    + result.out + result.err)
         }
         return result.out
     }

@@ -1,16 +1,19 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 import UserDebugCapture
+
 @testable import UserDebugKit
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The URLSession hook against the echo server: the app gets the real response, the store gets
 /// the exchange.
 @Suite struct URLProtocolCaptureTests {
     @Test func aHookedSessionsResponsesAreRecordedAndPassedThrough() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("userdebug-capture-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "userdebug-capture-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let storePath = directory.appendingPathComponent("store.sqlite3").path
@@ -60,7 +63,8 @@ final class SpawnedEchoServer: @unchecked Sendable {
     private(set) var port = 0
 
     init(directory: URL) throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let log = directory.appendingPathComponent("echo.log").path
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -68,11 +72,16 @@ final class SpawnedEchoServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, log + ".port", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let words: [String] = ["/usr/bin/python3", root.appendingPathComponent("Tests/Support/echo_server.py").path, log, "--lifetime", "60"]
+        let words: [String] = [
+            "/usr/bin/python3", root.appendingPathComponent("Tests/Support/echo_server.py").path, log, "--lifetime",
+            "60",
+        ]
         let argv = words.map { word -> UnsafeMutablePointer<CChar>? in strdup(word) } + [nil]
         defer { argv.forEach { free($0) } }
         var child = pid_t()
-        guard posix_spawn(&child, "/usr/bin/python3", &actions, nil, argv, environ) == 0 else { throw CocoaError(.executableLoad) }
+        guard posix_spawn(&child, "/usr/bin/python3", &actions, nil, argv, environ) == 0 else {
+            throw CocoaError(.executableLoad)
+        }
         pid = child
         for _ in 0..<1000 where port == 0 {
             let text = (try? String(contentsOfFile: log + ".port", encoding: .utf8)) ?? ""

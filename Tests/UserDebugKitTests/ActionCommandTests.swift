@@ -1,8 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
+
 @testable import UserDebugKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Config actions at run time: templates filled in, commands run from argv without a shell.
 @Suite struct ActionCommandTests {
@@ -11,8 +13,9 @@ import Testing
     func run(_ action: ConfigAction, user name: String = "Zoë", reveal: Bool = false) throws -> Payload {
         var session = ActionFixtures.session
         session.user.name = name
-        let context = ActionContext.inMemory(session: session, responses: ActionFixtures.responses, reveal: reveal,
-                                             environment: ["PATH": "/usr/bin:/bin"])
+        let context = ActionContext.inMemory(
+            session: session, responses: ActionFixtures.responses, reveal: reveal,
+            environment: ["PATH": "/usr/bin:/bin"])
         let menu = try MenuSession.request(providers: [ConfigActionProvider(actions: [action])], context: { context })
         try menu.display()
         var out: [Payload] = []
@@ -23,20 +26,28 @@ import Testing
     func text(_ payload: Payload) -> String { String(decoding: payload.bytes, as: UTF8.self) }
 
     @Test func aTemplateFillsInUserSessionAndLastResponseFields() throws {
-        let template = try ActionTemplate("{{user.identifier}}|{{user.name}}|{{user.email}}|{{session.name}}|{{session.baseURL}}|"
-            + "{{session.environment}}|{{response.id}}|{{response.status}}|{{response.method}}|{{response.url}}|{{response.body}}")
+        let template = try ActionTemplate(
+            "{{user.identifier}}|{{user.name}}|{{user.email}}|{{session.name}}|{{session.baseURL}}|"
+                + "{{session.environment}}|{{response.id}}|{{response.status}}|{{response.method}}|{{response.url}}|{{response.body}}"
+        )
         let payload = try run(ConfigAction(id: "all", title: "All", template: template))
-        #expect(text(payload) == "usr_1|Zoë|zoe@example.com|staging|https://api.example.com|staging|2|404|GET|https://api.example.com/orders/9|{\"error\":\"not found\"}")
+        #expect(
+            text(payload)
+                == "usr_1|Zoë|zoe@example.com|staging|https://api.example.com|staging|2|404|GET|https://api.example.com/orders/9|{\"error\":\"not found\"}"
+        )
         #expect(!payload.isSecret)
     }
 
     @Test func theUrlFilterPercentEncodes() throws {
-        let payload = try run(ConfigAction(id: "u", title: "U", template: try ActionTemplate("/users/{{ user.name | url }}")), user: "a b/c?é")
+        let payload = try run(
+            ConfigAction(id: "u", title: "U", template: try ActionTemplate("/users/{{ user.name | url }}")),
+            user: "a b/c?é")
         #expect(text(payload) == "/users/a%20b%2Fc%3F%C3%A9")
     }
 
     @Test func aSecretTemplateIsMarkedSecret() throws {
-        let payload = try run(ConfigAction(id: "h", title: "H", template: try ActionTemplate("Bearer {{session.token}}"), isSecret: true))
+        let payload = try run(
+            ConfigAction(id: "h", title: "H", template: try ActionTemplate("Bearer {{session.token}}"), isSecret: true))
         #expect(payload == Payload(text: "Bearer \(ActionFixtures.token)", isSecret: true))
     }
 
@@ -47,7 +58,8 @@ import Testing
         let shown = try ConfigActionProvider.produce(action, in: context)
         #expect(!text(shown).contains(ActionFixtures.token))
         action.isSecret = true
-        let revealed = try ConfigActionProvider.produce(action, in: .inMemory(session: ActionFixtures.session, responses: responses, reveal: true))
+        let revealed = try ConfigActionProvider.produce(
+            action, in: .inMemory(session: ActionFixtures.session, responses: responses, reveal: true))
         #expect(text(revealed).contains(ActionFixtures.token))
     }
 
@@ -59,14 +71,16 @@ import Testing
     }
 
     @Test func theTemplateIsTheCommandsStdin() throws {
-        let action = ConfigAction(id: "cat", title: "Cat", template: try ActionTemplate("token={{session.token}}"),
-                                  command: [try ActionTemplate("cat")], isSecret: true)
+        let action = ConfigAction(
+            id: "cat", title: "Cat", template: try ActionTemplate("token={{session.token}}"),
+            command: [try ActionTemplate("cat")], isSecret: true)
         let payload = try run(action)
         #expect(payload == Payload(text: "token=\(ActionFixtures.token)", isSecret: true))
     }
 
     @Test func aFailingCommandFailsTheActionWithItsStatusAndStderr() throws {
-        let action = ConfigAction(id: "f", title: "F", command: try ["sh", "-c", "echo nope >&2; exit 3"].map { try ActionTemplate($0) })
+        let action = ConfigAction(
+            id: "f", title: "F", command: try ["sh", "-c", "echo nope >&2; exit 3"].map { try ActionTemplate($0) })
         #expect(throws: ActionError.commandFailed(command: "sh", status: 3, stderr: "nope")) { try run(action) }
     }
 
@@ -82,8 +96,9 @@ import Testing
 
     @Test func aCommandPastItsTimeoutIsKilledWithWhatItStarted() throws {
         // The shell's child keeps stdout open: only killing the process group ends the wait.
-        let action = ConfigAction(id: "t", title: "T", command: try ["sh", "-c", "sleep 60 & sleep 60"].map { try ActionTemplate($0) },
-                                  timeoutSeconds: 0.3)
+        let action = ConfigAction(
+            id: "t", title: "T", command: try ["sh", "-c", "sleep 60 & sleep 60"].map { try ActionTemplate($0) },
+            timeoutSeconds: 0.3)
         #expect(throws: ActionError.commandTimedOut(command: "sh", seconds: 0.3)) { try run(action) }
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UserDebugKit
 
 /// Deferred elements resolve, fail or time out; a provider that never returns never holds the
@@ -13,14 +14,16 @@ import Testing
     static let blackhole = Blackhole()
 
     static func neverReturns(id: String = "slow", timeout: Double = 0.3) -> MenuElement {
-        .deferred(DeferredElement(id: id, title: "Slow", timeout: timeout) { _ in
-            await withCheckedContinuation { blackhole.swallow($0) }
-            return [ActionFixtures.action("never-shown")]
-        })
+        .deferred(
+            DeferredElement(id: id, title: "Slow", timeout: timeout) { _ in
+                await withCheckedContinuation { blackhole.swallow($0) }
+                return [ActionFixtures.action("never-shown")]
+            })
     }
 
     func resolved(_ elements: [MenuElement]) throws -> MenuSession {
-        let menu = try MenuSession.request(providers: [ActionProvider(name: "test", elements)], context: { ActionFixtures.context() })
+        let menu = try MenuSession.request(
+            providers: [ActionProvider(name: "test", elements)], context: { ActionFixtures.context() })
         try menu.display()
         try menu.resolveDeferred()
         return menu
@@ -43,59 +46,91 @@ import Testing
     }
 
     @Test func aResolvedElementBringsItsActionsIntoTheMenu() throws {
-        let deferred = MenuElement.deferred(DeferredElement(id: "fast", title: "Fast", timeout: 30) { context in
-            [.action(DebugAction(id: "fast.who", title: "Who") { _ in Payload(text: context.session.user.identifier) })]
-        })
+        let deferred = MenuElement.deferred(
+            DeferredElement(id: "fast", title: "Fast", timeout: 30) { context in
+                [
+                    .action(
+                        DebugAction(id: "fast.who", title: "Who") { _ in Payload(text: context.session.user.identifier)
+                        })
+                ]
+            })
         let menu = try resolved([ActionFixtures.action("a"), deferred])
-        guard case .resolved = state(menu, "fast")?.state else { Issue.record("not resolved"); return }
+        guard case .resolved = state(menu, "fast")?.state else {
+            Issue.record("not resolved")
+            return
+        }
         var out: [Payload] = []
         try menu.perform("fast.who") { out.append($0) }
         #expect(out == [Payload(text: "usr_1")])
     }
 
     @Test func aThrowingResolverBecomesAFailedEntry() throws {
-        let deferred = MenuElement.deferred(DeferredElement(id: "bad", title: "Bad", timeout: 30) { _ in
-            throw TestFailure(description: "HTTP 500")
-        })
+        let deferred = MenuElement.deferred(
+            DeferredElement(id: "bad", title: "Bad", timeout: 30) { _ in
+                throw TestFailure(description: "HTTP 500")
+            })
         let menu = try resolved([deferred])
-        guard case .failed(let reason) = state(menu, "bad")?.state else { Issue.record("not failed"); return }
+        guard case .failed(let reason) = state(menu, "bad")?.state else {
+            Issue.record("not failed")
+            return
+        }
         #expect(reason == "HTTP 500")
         #expect(menu.elements[0].title == "Bad: failed (HTTP 500)")
     }
 
     @Test func aResolverThatNeverReturnsTimesOutAndTheOthersStillResolve() throws {
-        let fast = MenuElement.deferred(DeferredElement(id: "fast", title: "Fast", timeout: 30) { _ in [ActionFixtures.action("fast.a")] })
+        let fast = MenuElement.deferred(
+            DeferredElement(id: "fast", title: "Fast", timeout: 30) { _ in [ActionFixtures.action("fast.a")] })
         let menu = try resolved([Self.neverReturns(), fast])
-        guard case .timedOut = state(menu, "slow")?.state else { Issue.record("the never-returning element did not time out"); return }
-        guard case .resolved = state(menu, "fast")?.state else { Issue.record("the fast element did not resolve"); return }
+        guard case .timedOut = state(menu, "slow")?.state else {
+            Issue.record("the never-returning element did not time out")
+            return
+        }
+        guard case .resolved = state(menu, "fast")?.state else {
+            Issue.record("the fast element did not resolve")
+            return
+        }
         #expect(menu.elements[0].title.hasPrefix("Slow: timed out"))
         #expect(menu.elements.action(id: "never-shown") == nil)
     }
 
     @Test func aResolverThatSleepsPastItsTimeoutTimesOut() throws {
-        let sleeper = MenuElement.deferred(DeferredElement(id: "sleepy", title: "Sleepy", timeout: 0.2) { _ in
-            try await Task.sleep(for: .seconds(3600))
-            return []
-        })
+        let sleeper = MenuElement.deferred(
+            DeferredElement(id: "sleepy", title: "Sleepy", timeout: 0.2) { _ in
+                try await Task.sleep(for: .seconds(3600))
+                return []
+            })
         let menu = try resolved([sleeper])
-        guard case .timedOut = state(menu, "sleepy")?.state else { Issue.record("did not time out"); return }
+        guard case .timedOut = state(menu, "sleepy")?.state else {
+            Issue.record("did not time out")
+            return
+        }
     }
 
     @Test func deferredElementsInsideSubmenusResolve() throws {
-        let inner = MenuElement.deferred(DeferredElement(id: "inner", title: "Inner", timeout: 30) { _ in [ActionFixtures.action("inner.a")] })
+        let inner = MenuElement.deferred(
+            DeferredElement(id: "inner", title: "Inner", timeout: 30) { _ in [ActionFixtures.action("inner.a")] })
         let menu = try resolved([.submenu(Submenu(id: "group", title: "Group", children: [inner]))])
         #expect(menu.elements.action(id: "inner.a") != nil)
     }
 
     @Test func aResolverReturningAnotherDeferredElementIsShownAsFailed() throws {
-        let nested = MenuElement.deferred(DeferredElement(id: "outer", title: "Outer", timeout: 30) { _ in [Self.neverReturns(id: "nested")] })
+        let nested = MenuElement.deferred(
+            DeferredElement(id: "outer", title: "Outer", timeout: 30) { _ in [Self.neverReturns(id: "nested")] })
         let menu = try resolved([nested])
-        guard case .failed = state(menu, "outer")?.state else { Issue.record("nested deferred not refused"); return }
+        guard case .failed = state(menu, "outer")?.state else {
+            Issue.record("nested deferred not refused")
+            return
+        }
     }
 
     @Test func runningAnActionOnlyADeferredElementOffersResolvesItFirst() throws {
-        let deferred = MenuElement.deferred(DeferredElement(id: "late", title: "Late", timeout: 30) { _ in [ActionFixtures.action("late.a", "from later")] })
-        let menu = try MenuSession.request(providers: [ActionProvider(name: "test", [deferred])], context: { ActionFixtures.context() })
+        let deferred = MenuElement.deferred(
+            DeferredElement(id: "late", title: "Late", timeout: 30) { _ in
+                [ActionFixtures.action("late.a", "from later")]
+            })
+        let menu = try MenuSession.request(
+            providers: [ActionProvider(name: "test", [deferred])], context: { ActionFixtures.context() })
         try menu.display()
         var out: [Payload] = []
         try menu.perform("late.a") { out.append($0) }
@@ -103,7 +138,8 @@ import Testing
     }
 
     @Test func runningAnActionOfATimedOutElementIsNoSuchAction() throws {
-        let menu = try MenuSession.request(providers: [ActionProvider(name: "test", [Self.neverReturns()])], context: { ActionFixtures.context() })
+        let menu = try MenuSession.request(
+            providers: [ActionProvider(name: "test", [Self.neverReturns()])], context: { ActionFixtures.context() })
         try menu.display()
         #expect(throws: MenuError.self) { try menu.perform("never-shown") { _ in } }
     }

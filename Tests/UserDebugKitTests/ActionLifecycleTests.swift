@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UserDebugKit
 
 /// The lifecycle contract (MenuEvent): each path, in order, `willEnd` exactly once.
@@ -6,7 +7,8 @@ import Testing
     let recorder = EventRecorder()
 
     func request(_ providers: [any DebugActionProvider]) throws -> MenuSession {
-        try MenuSession.request(providers: providers, context: { ActionFixtures.context() }, observers: [recorder.observer])
+        try MenuSession.request(
+            providers: providers, context: { ActionFixtures.context() }, observers: [recorder.observer])
     }
 
     @Test func performingAnActionIsRequestedDisplayPerformEnd() throws {
@@ -15,7 +17,11 @@ import Testing
         var delivered: [Payload] = []
         try menu.perform("copy-id") { delivered.append($0) }
         #expect(delivered == [Payload(text: "usr_1")])
-        #expect(recorder.events == [.requested, .willDisplay(elementCount: 4), .willPerform(actionID: "copy-id"), .willEnd(.performed(actionID: "copy-id"))])
+        #expect(
+            recorder.events == [
+                .requested, .willDisplay(elementCount: 4), .willPerform(actionID: "copy-id"),
+                .willEnd(.performed(actionID: "copy-id")),
+            ])
     }
 
     @Test func cancellingAfterDisplayIsRequestedDisplayEnd() throws {
@@ -42,25 +48,33 @@ import Testing
         }
         #expect(recorder.events.count == 2)
         #expect(recorder.events.first == .requested)
-        guard case .willEnd(.failed(let reason)) = recorder.events.last else { Issue.record("no willEnd(failed)"); return }
+        guard case .willEnd(.failed(let reason)) = recorder.events.last else {
+            Issue.record("no willEnd(failed)")
+            return
+        }
         #expect(reason.contains("broken") && reason.contains("disk on fire"))
     }
 
     @Test func aContextThatCannotBeMadeFailsBeforeDisplay() throws {
         #expect(throws: TestFailure.self) {
-            try MenuSession.request(providers: [UserActionProvider()], context: { throw TestFailure(description: "no session") },
-                                    observers: [recorder.observer])
+            try MenuSession.request(
+                providers: [UserActionProvider()], context: { throw TestFailure(description: "no session") },
+                observers: [recorder.observer])
         }
         #expect(recorder.events == [.requested, .willEnd(.failed("no session"))])
     }
 
     @Test func anActionThatThrowsEndsTheMenuAsFailedAfterWillPerform() throws {
         let session = Session(name: "bare", user: User(identifier: "u"))
-        let menu = try MenuSession.request(providers: [UserActionProvider()], context: { .inMemory(session: session) }, observers: [recorder.observer])
+        let menu = try MenuSession.request(
+            providers: [UserActionProvider()], context: { .inMemory(session: session) }, observers: [recorder.observer])
         try menu.display()
         #expect(throws: ActionError.missing("session 'bare' has no token")) { try menu.perform("copy-token") { _ in } }
-        #expect(recorder.events == [.requested, .willDisplay(elementCount: 4), .willPerform(actionID: "copy-token"),
-                                    .willEnd(.failed("session 'bare' has no token"))])
+        #expect(
+            recorder.events == [
+                .requested, .willDisplay(elementCount: 4), .willPerform(actionID: "copy-token"),
+                .willEnd(.failed("session 'bare' has no token")),
+            ])
     }
 
     @Test func anUnknownActionEndsTheMenuWithoutWillPerform() throws {
@@ -91,7 +105,9 @@ import Testing
     @Test func aFailedDeliveryEndsAsFailed() throws {
         let menu = try request([UserActionProvider()])
         try menu.display()
-        #expect(throws: TestFailure.self) { try menu.perform("copy-id") { _ in throw TestFailure(description: "stdout closed") } }
+        #expect(throws: TestFailure.self) {
+            try menu.perform("copy-id") { _ in throw TestFailure(description: "stdout closed") }
+        }
         #expect(recorder.events.last == .willEnd(.failed("stdout closed")))
     }
 }

@@ -1,9 +1,12 @@
 import Testing
+
 @testable import UserDebugKit
 
 /// Providers: composition, the built-in user and response providers, the in-app interaction.
 @Suite struct ActionProviderTests {
-    func perform(_ id: String, providers: [any DebugActionProvider], context: ActionContext = ActionFixtures.context()) throws -> Payload {
+    func perform(_ id: String, providers: [any DebugActionProvider], context: ActionContext = ActionFixtures.context())
+        throws -> Payload
+    {
         let menu = try MenuSession.request(providers: providers, context: { context })
         try menu.display()
         var out: [Payload] = []
@@ -21,8 +24,11 @@ import Testing
 
     @Test func twoProvidersOfferingTheSameIdAreRefused() throws {
         let one = ActionProvider(name: "one", [ActionFixtures.action("same")])
-        let two = ActionProvider(name: "two", [.submenu(Submenu(id: "g", title: "G", children: [ActionFixtures.action("same")]))])
-        #expect(throws: MenuError.self) { try MenuSession.request(providers: [one, two], context: { ActionFixtures.context() }) }
+        let two = ActionProvider(
+            name: "two", [.submenu(Submenu(id: "g", title: "G", children: [ActionFixtures.action("same")]))])
+        #expect(throws: MenuError.self) {
+            try MenuSession.request(providers: [one, two], context: { ActionFixtures.context() })
+        }
     }
 
     @Test func theUserProviderCopiesIdentifierAndNameAndDumpsRedactedJSON() throws {
@@ -31,7 +37,8 @@ import Testing
         let json = try perform("dump-json", providers: [UserActionProvider()])
         #expect(json.kind == .json)
         #expect(!String(decoding: json.bytes, as: UTF8.self).contains("ak-1"))
-        let revealed = try perform("dump-json", providers: [UserActionProvider()], context: ActionFixtures.context(reveal: true))
+        let revealed = try perform(
+            "dump-json", providers: [UserActionProvider()], context: ActionFixtures.context(reveal: true))
         #expect(String(decoding: revealed.bytes, as: UTF8.self).contains("ak-1"))
     }
 
@@ -39,26 +46,41 @@ import Testing
         let elements = try UserActionProvider().menuElements(in: ActionFixtures.context())
         #expect(elements.action(id: "copy-token")?.isSecret == true)
         #expect(elements.allActions.filter(\.isSecret).map(\.id) == ["copy-token"])
-        #expect(try perform("copy-token", providers: [UserActionProvider()]) == Payload(text: ActionFixtures.token, isSecret: true))
+        #expect(
+            try perform("copy-token", providers: [UserActionProvider()])
+                == Payload(text: ActionFixtures.token, isSecret: true))
     }
 
     @Test func theResponseProviderPrintsTheLastTheLoginAndByStatusClass() throws {
         let provider = ResponseLogProvider()
-        #expect(String(decoding: try perform("print-response", providers: [provider]).bytes, as: UTF8.self) == "{\"error\":\"not found\"}")
+        #expect(
+            String(decoding: try perform("print-response", providers: [provider]).bytes, as: UTF8.self)
+                == "{\"error\":\"not found\"}")
         let login = String(decoding: try perform("print-login-response", providers: [provider]).bytes, as: UTF8.self)
         #expect(login.contains("token") && !login.contains(ActionFixtures.token))
-        #expect(String(decoding: try perform("print-response-4xx", providers: [provider]).bytes, as: UTF8.self).contains("not found"))
+        #expect(
+            String(decoding: try perform("print-response-4xx", providers: [provider]).bytes, as: UTF8.self).contains(
+                "not found"))
         #expect(throws: ActionError.missing("no recorded response matches (session 'staging', status 5xx)")) {
             try perform("print-response-5xx", providers: [provider])
         }
         let elements = try provider.menuElements(in: ActionFixtures.context())
-        guard case .submenu(let byStatus) = elements.last else { Issue.record("no status submenu"); return }
-        #expect(byStatus.children.map(\.id) == ["print-response-1xx", "print-response-2xx", "print-response-3xx", "print-response-4xx", "print-response-5xx"])
+        guard case .submenu(let byStatus) = elements.last else {
+            Issue.record("no status submenu")
+            return
+        }
+        #expect(
+            byStatus.children.map(\.id) == [
+                "print-response-1xx", "print-response-2xx", "print-response-3xx", "print-response-4xx",
+                "print-response-5xx",
+            ])
     }
 
     @Test func theResponseProviderTakesASelectorAndAPart() throws {
         let provider = ResponseLogProvider(selector: .id(1), part: .headers)
-        #expect(String(decoding: try perform("print-response", providers: [provider]).bytes, as: UTF8.self).hasPrefix("HTTP 200\n"))
+        #expect(
+            String(decoding: try perform("print-response", providers: [provider]).bytes, as: UTF8.self).hasPrefix(
+                "HTTP 200\n"))
     }
 
     @Test func builtinIdsAreReservedAgainstConfigActions() {
@@ -76,7 +98,8 @@ import Testing
     @Test func theInteractionComposesItsDelegateWithProvidersAndHoldsItWeakly() throws {
         let recorder = EventRecorder()
         var view: AccountView? = AccountView()
-        let interaction = DebugMenuInteraction(delegate: view!, providers: [UserActionProvider()], observers: [recorder.observer])
+        let interaction = DebugMenuInteraction(
+            delegate: view!, providers: [UserActionProvider()], observers: [recorder.observer])
         let menu = try interaction.open(context: ActionFixtures.context())
         #expect(menu.elements.map(\.id) == ["view.copy", "copy-id", "copy-name", "dump-json", "copy-token"])
         menu.cancel()

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import UserDebugKit
 
 /// A fresh directory per test, removed afterwards, so tests share nothing and run in parallel.
@@ -8,7 +9,9 @@ private struct ConfigTemporaryDirectory: ~Copyable {
 
     init() throws {
         var template = Array("/tmp/userdebug-config-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!).map { String(cString: $0) } }
+        let made = template.withUnsafeMutableBufferPointer { buffer in
+            mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
+        }
         path = try #require(made)
     }
 
@@ -26,7 +29,9 @@ private struct ConfigTemporaryDirectory: ~Copyable {
     deinit {
         if let directory = opendir(path) {
             while let entry = readdir(directory) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                }
                 if name != "." && name != ".." { unlink(path + "/" + name) }
             }
             closedir(directory)
@@ -57,17 +62,23 @@ private func loadError(_ body: () throws(ConfigError) -> Void) -> ConfigError? {
     let config = Config.defaults
     #expect(config.retention == Config.Retention(maxResponses: 10_000, maxBytes: 268_435_456))
     #expect(config.output.defaultTarget == .auto && config.output.selection == .clipboard)
-    #expect(config.clipboard == Config.Clipboard(secretClearSeconds: 30, lifetimeSeconds: nil, transferTimeoutSeconds: 10, connectTimeoutSeconds: 1))
+    #expect(
+        config.clipboard
+            == Config.Clipboard(
+                secretClearSeconds: 30, lifetimeSeconds: nil, transferTimeoutSeconds: 10, connectTimeoutSeconds: 1))
     #expect(config.redactionPolicy == .default)
 }
 
 @Test func aFileOfOnlyCommentsMeansTheDefaults() throws {
-    #expect(try Config.parse(Array("\u{FEFF}// all commented out\n# {\"retention\": {}}\n\n".utf8), file: "c") == .defaults)
+    #expect(
+        try Config.parse(Array("\u{FEFF}// all commented out\n# {\"retention\": {}}\n\n".utf8), file: "c") == .defaults)
 }
 
 @Test func aGoodFileWithCommentsIsRead() throws {
     let directory = try ConfigTemporaryDirectory()
-    let file = try directory.write("config.json", """
+    let file = try directory.write(
+        "config.json",
+        """
         // userdebug settings
         {
           "$schema": "https://example.invalid/userdebug-config.json",
@@ -80,9 +91,14 @@ private func loadError(_ body: () throws(ConfigError) -> Void) -> ConfigError? {
     let config = try Config.load(path: file)
     #expect(config.retention == Config.Retention(maxResponses: nil, maxBytes: 1_048_576))
     #expect(config.output == Config.Output(defaultTarget: .stdout, selection: .primary))
-    #expect(config.clipboard == Config.Clipboard(secretClearSeconds: nil, lifetimeSeconds: 600, transferTimeoutSeconds: 2.5, connectTimeoutSeconds: 0.5))
+    #expect(
+        config.clipboard
+            == Config.Clipboard(
+                secretClearSeconds: nil, lifetimeSeconds: 600, transferTimeoutSeconds: 2.5, connectTimeoutSeconds: 0.5))
     let policy = config.redactionPolicy
-    #expect(policy.isSensitiveHeader("x-internal-auth") && policy.isSensitiveField("SSN") && policy.isSensitiveField("customerIban"))
+    #expect(
+        policy.isSensitiveHeader("x-internal-auth") && policy.isSensitiveField("SSN")
+            && policy.isSensitiveField("customerIban"))
     #expect(policy.isSensitiveQueryParameter("tenant") && policy.isSensitiveHeader("Authorization"))
 }
 
@@ -93,27 +109,66 @@ struct BadConfig: Sendable, CustomTestStringConvertible {
 }
 
 @Test(arguments: [
-    BadConfig(text: "{\n  \"retention\": {\n    \"maxResponses\": \"many\"\n  }\n}",
-              description: "config.json:3:21: retention.maxResponses: expected a positive integer or null, got a string"),
-    BadConfig(text: "{\"retention\": {\"maxResponses\": 0}}", description: "config.json:1:32: retention.maxResponses: expected a positive integer or null, got 0"),
-    BadConfig(text: "{\"retention\": {\"maxBytes\": 1.5}}", description: "config.json:1:28: retention.maxBytes: expected a positive integer or null, got 1.5"),
-    BadConfig(text: "{\"retention\": {\"maxBytes\": 99999999999999999999}}", description: "config.json:1:28: retention.maxBytes: expected a positive integer or null, got 99999999999999999999"),
-    BadConfig(text: "{\n  // comment\n  \"retention\": {\"maxResponse\": 5}\n}", description: "config.json:3:17: retention.maxResponse: unknown key \"maxResponse\" (did you mean \"maxResponses\"?)"),
-    BadConfig(text: "{\"retentoin\": {}}", description: "config.json:1:2: retentoin: unknown key \"retentoin\" (did you mean \"retention\"?)"),
+    BadConfig(
+        text: "{\n  \"retention\": {\n    \"maxResponses\": \"many\"\n  }\n}",
+        description: "config.json:3:21: retention.maxResponses: expected a positive integer or null, got a string"),
+    BadConfig(
+        text: "{\"retention\": {\"maxResponses\": 0}}",
+        description: "config.json:1:32: retention.maxResponses: expected a positive integer or null, got 0"),
+    BadConfig(
+        text: "{\"retention\": {\"maxBytes\": 1.5}}",
+        description: "config.json:1:28: retention.maxBytes: expected a positive integer or null, got 1.5"),
+    BadConfig(
+        text: "{\"retention\": {\"maxBytes\": 99999999999999999999}}",
+        description:
+            "config.json:1:28: retention.maxBytes: expected a positive integer or null, got 99999999999999999999"),
+    BadConfig(
+        text: "{\n  // comment\n  \"retention\": {\"maxResponse\": 5}\n}",
+        description:
+            "config.json:3:17: retention.maxResponse: unknown key \"maxResponse\" (did you mean \"maxResponses\"?)"),
+    BadConfig(
+        text: "{\"retentoin\": {}}",
+        description: "config.json:1:2: retentoin: unknown key \"retentoin\" (did you mean \"retention\"?)"),
     BadConfig(text: "{\"hotkeys\": []}", description: "config.json:1:2: hotkeys: unknown key \"hotkeys\""),
     BadConfig(text: "{\"retention\": 5}", description: "config.json:1:15: retention: expected an object, got a number"),
     BadConfig(text: "[]", description: "config.json: expected an object, got an array"),
-    BadConfig(text: "{\"redaction\": {\"headers\": \"X-A\"}}", description: "config.json:1:27: redaction.headers: expected an array of strings, got a string"),
-    BadConfig(text: "{\"redaction\": {\"fields\": [\"a\", 2]}}", description: "config.json:1:32: redaction.fields[1]: expected a string, got a number"),
-    BadConfig(text: "{\"redaction\": {\"queryParameters\": [\"\"]}}", description: "config.json:1:36: redaction.queryParameters[0]: expected a name, got an empty string"),
-    BadConfig(text: "{\"output\": {\"defaultTarget\": \"clipbaord\"}}", description: "config.json:1:30: output.defaultTarget: expected one of \"auto\", \"stdout\", \"clipboard\", \"primary\", \"both\", got \"clipbaord\""),
-    BadConfig(text: "{\"output\": {\"selection\": 1}}", description: "config.json:1:26: output.selection: expected one of \"clipboard\", \"primary\", \"both\", got a number"),
-    BadConfig(text: "{\"clipboard\": {\"transferTimeoutSeconds\": null}}", description: "config.json:1:42: clipboard.transferTimeoutSeconds: expected a positive number of seconds, got null"),
-    BadConfig(text: "{\"clipboard\": {\"connectTimeoutSeconds\": -1}}", description: "config.json:1:41: clipboard.connectTimeoutSeconds: expected a positive number of seconds, got -1"),
-    BadConfig(text: "{\"clipboard\": {\"secretClearSeconds\": \"30\"}}", description: "config.json:1:38: clipboard.secretClearSeconds: expected a positive number of seconds or null, got a string"),
-    BadConfig(text: "{\n  \"retention\": {\"maxResponses\": 10,}\n}", description: "config.json:2:36: unexpected character '}'; expected a member name in double quotes"),
+    BadConfig(
+        text: "{\"redaction\": {\"headers\": \"X-A\"}}",
+        description: "config.json:1:27: redaction.headers: expected an array of strings, got a string"),
+    BadConfig(
+        text: "{\"redaction\": {\"fields\": [\"a\", 2]}}",
+        description: "config.json:1:32: redaction.fields[1]: expected a string, got a number"),
+    BadConfig(
+        text: "{\"redaction\": {\"queryParameters\": [\"\"]}}",
+        description: "config.json:1:36: redaction.queryParameters[0]: expected a name, got an empty string"),
+    BadConfig(
+        text: "{\"output\": {\"defaultTarget\": \"clipbaord\"}}",
+        description:
+            "config.json:1:30: output.defaultTarget: expected one of \"auto\", \"stdout\", \"clipboard\", \"primary\", \"both\", got \"clipbaord\""
+    ),
+    BadConfig(
+        text: "{\"output\": {\"selection\": 1}}",
+        description:
+            "config.json:1:26: output.selection: expected one of \"clipboard\", \"primary\", \"both\", got a number"),
+    BadConfig(
+        text: "{\"clipboard\": {\"transferTimeoutSeconds\": null}}",
+        description:
+            "config.json:1:42: clipboard.transferTimeoutSeconds: expected a positive number of seconds, got null"),
+    BadConfig(
+        text: "{\"clipboard\": {\"connectTimeoutSeconds\": -1}}",
+        description: "config.json:1:41: clipboard.connectTimeoutSeconds: expected a positive number of seconds, got -1"),
+    BadConfig(
+        text: "{\"clipboard\": {\"secretClearSeconds\": \"30\"}}",
+        description:
+            "config.json:1:38: clipboard.secretClearSeconds: expected a positive number of seconds or null, got a string"
+    ),
+    BadConfig(
+        text: "{\n  \"retention\": {\"maxResponses\": 10,}\n}",
+        description: "config.json:2:36: unexpected character '}'; expected a member name in double quotes"),
     BadConfig(text: "{\"a\": 1, \"a\": 2}", description: "config.json:1:10: duplicate key \"a\""),
-    BadConfig(text: "{\"output\": {} /* block */}", description: "config.json:1:15: unexpected character '/'; expected ',' or '}'"),
+    BadConfig(
+        text: "{\"output\": {} /* block */}",
+        description: "config.json:1:15: unexpected character '/'; expected ',' or '}'"),
 ])
 func badConfigFilesNameTheLineColumnAndKey(_ bad: BadConfig) throws {
     let error = try #require(configError(bad.text))
@@ -128,5 +183,9 @@ func badConfigFilesNameTheLineColumnAndKey(_ bad: BadConfig) throws {
 
 @Test func theErrorCarriesItsPartsSeparately() throws {
     let error = try #require(configError("{\"retention\": {\"maxResponses\": true}}"))
-    #expect(error == ConfigError(file: "config.json", line: 1, column: 32, key: "retention.maxResponses", message: "expected a positive integer or null, got a boolean"))
+    #expect(
+        error
+            == ConfigError(
+                file: "config.json", line: 1, column: 32, key: "retention.maxResponses",
+                message: "expected a positive integer or null, got a boolean"))
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UserDebugKit
 
 /// The curl command writer and the curl trace reader, as pure functions.
@@ -16,20 +17,28 @@ import Testing
     }
 
     @Test func headersBodyAndMethodAreWrittenAsCurlNeedsThem() throws {
-        let request = BackendRequest(method: "PUT", url: "https://x/a?b[]=1", headers: [
-            HTTPHeader(name: "Host", value: "x"), HTTPHeader(name: ":authority", value: "x"),
-            HTTPHeader(name: "X-Empty", value: ""), HTTPHeader(name: "X-Q", value: "it's"),
-        ], body: Array("@file".utf8))
+        let request = BackendRequest(
+            method: "PUT", url: "https://x/a?b[]=1",
+            headers: [
+                HTTPHeader(name: "Host", value: "x"), HTTPHeader(name: ":authority", value: "x"),
+                HTTPHeader(name: "X-Empty", value: ""), HTTPHeader(name: "X-Q", value: "it's"),
+            ], body: Array("@file".utf8))
         let command = try CurlCommand(multiline: false).command(for: request)
-        #expect(command == #"curl -X 'PUT' -g 'https://x/a?b[]=1' -H 'X-Empty;' -H 'X-Q: it'\''s' -H 'Content-Type:' --data-raw '@file'"#)
+        #expect(
+            command
+                == #"curl -X 'PUT' -g 'https://x/a?b[]=1' -H 'X-Empty;' -H 'X-Q: it'\''s' -H 'Content-Type:' --data-raw '@file'"#
+        )
     }
 
     @Test func aBinaryBodyNeedsAFile() throws {
-        let request = BackendRequest(method: "POST", url: "https://x/", headers: [HTTPHeader(name: "Content-Type", value: "a/b")], body: [0, 1])
+        let request = BackendRequest(
+            method: "POST", url: "https://x/", headers: [HTTPHeader(name: "Content-Type", value: "a/b")], body: [0, 1])
         #expect(throws: CurlCommandError.binaryBodyNeedsFile) { try CurlCommand().command(for: request) }
         let command = try CurlCommand(binaryBodyPath: "/tmp/it's.bin", multiline: false).command(for: request)
         #expect(command.hasSuffix(#"--data-binary '@/tmp/it'\''s.bin'"#))
-        #expect(CurlCommand.needsFile(Array("text\0".utf8)) && CurlCommand.needsFile([0xFF]) && !CurlCommand.needsFile(Array("ë".utf8)))
+        #expect(
+            CurlCommand.needsFile(Array("text\0".utf8)) && CurlCommand.needsFile([0xFF])
+                && !CurlCommand.needsFile(Array("ë".utf8)))
     }
 
     @Test func multilineCommandsBreakBeforeEachOption() throws {
@@ -67,7 +76,8 @@ import Testing
         let exchange = try #require(trace.exchanges.first)
         #expect(exchange.request.method == "POST")
         #expect(exchange.request.url == "http://x:1/c")
-        #expect(exchange.request.headers == [HTTPHeader(name: "Host", value: "x:1"), HTTPHeader(name: "A", value: "b")])
+        #expect(
+            exchange.request.headers == [HTTPHeader(name: "Host", value: "x:1"), HTTPHeader(name: "A", value: "b")])
         #expect(exchange.request.body == [0, 0xFF])
         #expect(exchange.status == 200)
         #expect(exchange.body == Array("hello".utf8))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UserDebugKit
 
 /// The copy of the current session beside the store: used only while the store's files are the
@@ -55,7 +56,8 @@ import Testing
         #expect(!fresh.settled, "just written by init")
         CurrentSessionCache.write(StoreSamples.session(), databasePath: path, fingerprint: fresh)
         #expect(!FileManager.default.fileExists(atPath: CurrentSessionCache.path(for: path)))
-        let later = try #require(CurrentSessionCache.fingerprint(of: path, now: now + CurrentSessionCache.settleSeconds + 0.01))
+        let later = try #require(
+            CurrentSessionCache.fingerprint(of: path, now: now + CurrentSessionCache.settleSeconds + 0.01))
         #expect(later.settled)
         #expect(later.text == fresh.text)
     }
@@ -66,31 +68,55 @@ import Testing
     /// and replacing the database file.
     @Test func everyChangeOfTheStoreMakesTheCopyAMiss() throws {
         let changes: [(String, () throws -> Void)] = [
-            ("save", { try SessionStore.open(path: path, mode: .readWrite).saveSession(StoreSamples.session("staging", identifier: "43"), makeCurrent: true) }),
-            ("use", {
-                let store = try SessionStore.open(path: path, mode: .readWrite)
-                try store.saveSession(StoreSamples.session("prod", identifier: "p1"), makeCurrent: false)
-                usleep(200_000)
-                try fillCopy()
-                try store.useSession("prod")
-            }),
-            ("commit then checkpoint(TRUNCATE)", {
-                try sqlite(["PRAGMA wal_checkpoint(TRUNCATE);"])
-                try fillCopy()
-                try sqlite(["UPDATE sessions SET user_identifier = 'changed-under-an-empty-wal';", "PRAGMA wal_checkpoint(TRUNCATE);"])
-            }),
-            ("new WAL generation", {
-                try sqlite(["PRAGMA wal_checkpoint(RESTART);"])
-                try fillCopy()
-                try sqlite(["UPDATE sessions SET user_name = 'after restart';"])
-            }),
-            ("responses", { try SessionStore.open(path: path, mode: .readWrite).record(StoreSamples.response(), session: nil) }),
-            ("replaced file", {
-                let copy = directory.file("copy.sqlite3")
-                try FileManager.default.copyItem(atPath: path, toPath: copy)
-                try fillCopy()
-                #expect(rename(copy, path) == 0)
-            }),
+            (
+                "save",
+                {
+                    try SessionStore.open(path: path, mode: .readWrite).saveSession(
+                        StoreSamples.session("staging", identifier: "43"), makeCurrent: true)
+                }
+            ),
+            (
+                "use",
+                {
+                    let store = try SessionStore.open(path: path, mode: .readWrite)
+                    try store.saveSession(StoreSamples.session("prod", identifier: "p1"), makeCurrent: false)
+                    usleep(200_000)
+                    try fillCopy()
+                    try store.useSession("prod")
+                }
+            ),
+            (
+                "commit then checkpoint(TRUNCATE)",
+                {
+                    try sqlite(["PRAGMA wal_checkpoint(TRUNCATE);"])
+                    try fillCopy()
+                    try sqlite([
+                        "UPDATE sessions SET user_identifier = 'changed-under-an-empty-wal';",
+                        "PRAGMA wal_checkpoint(TRUNCATE);",
+                    ])
+                }
+            ),
+            (
+                "new WAL generation",
+                {
+                    try sqlite(["PRAGMA wal_checkpoint(RESTART);"])
+                    try fillCopy()
+                    try sqlite(["UPDATE sessions SET user_name = 'after restart';"])
+                }
+            ),
+            (
+                "responses",
+                { try SessionStore.open(path: path, mode: .readWrite).record(StoreSamples.response(), session: nil) }
+            ),
+            (
+                "replaced file",
+                {
+                    let copy = directory.file("copy.sqlite3")
+                    try FileManager.default.copyItem(atPath: path, toPath: copy)
+                    try fillCopy()
+                    #expect(rename(copy, path) == 0)
+                }
+            ),
         ]
         for (name, change) in changes {
             try fillCopy()
@@ -157,14 +183,20 @@ import Testing
     @Test func framesOfARolledBackTransactionDoNotCountAsACommitUnderWay() throws {
         let holder = try Process.run(
             URL(fileURLWithPath: "/usr/bin/python3"),
-            arguments: ["-c", "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1]); c.execute('select 1 from sessions').fetchall(); time.sleep(20)", path])
+            arguments: [
+                "-c",
+                "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1]); c.execute('select 1 from sessions').fetchall(); time.sleep(20)",
+                path,
+            ])
         defer {
-            kill(holder.processIdentifier, SIGKILL)  // Process leaves the test thread's blocked signals (SIGTERM) in the child
+            // Process leaves the test thread's blocked signals (SIGTERM) in the child
+            kill(holder.processIdentifier, SIGKILL)
             holder.waitUntilExit()
         }
         usleep(300_000)
         // A commit while the store is held open publishes a WAL generation ...
-        try SessionStore.open(path: path, mode: .readWrite).saveSession(StoreSamples.session("staging", identifier: "44"), makeCurrent: true)
+        try SessionStore.open(path: path, mode: .readWrite).saveSession(
+            StoreSamples.session("staging", identifier: "44"), makeCurrent: true)
         // ... then a transaction of that generation spills frames past it and rolls back.
         let spill = """
             import sqlite3, sys
@@ -186,7 +218,8 @@ import Testing
     /// promptly, never a crash or a hang.
     @Test func oddStoreFilesAreAMissNotACrashOrAHang() throws {
         try fillCopy()
-        let wal = path + "-wal", shm = path + "-shm"
+        let wal = path + "-wal"
+        let shm = path + "-shm"
         unlink(wal)
         unlink(shm)
         var header = [UInt8](repeating: 0, count: 32 + 24)

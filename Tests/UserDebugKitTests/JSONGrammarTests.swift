@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UserDebugKit
 
 private func parseError(_ bytes: [UInt8], parser: JSONParser = JSONParser()) -> JSONParseError? {
@@ -103,13 +104,13 @@ func malformedJSONIsRefusedWithItsPosition(_ bad: BadJSON) throws {
 
 @Test func commentsAreSkippedOnlyWhenAllowedAndStillCountAsLines() throws {
     let text = """
-    # settings
-    {
-      // the limit
-      "a": 1, # trailing
-      "b": "// not a comment # either"
-    }
-    """
+        # settings
+        {
+          // the limit
+          "a": 1, # trailing
+          "b": "// not a comment # either"
+        }
+        """
     let value = try JSONParser(allowsComments: true).parse(text)
     #expect(value == .object(JSONObject(["a": .number("1"), "b": .string("// not a comment # either")])))
     #expect(parseError(text)?.line == 1)
@@ -133,11 +134,12 @@ func malformedJSONIsRefusedWithItsPosition(_ bad: BadJSON) throws {
 }
 
 @Test func writtenJSONParsesBackToTheSameValue() throws {
-    let value = JSONValue.object(JSONObject([
-        "z": .array([.null, .bool(true), .number("-1.5e3")]),
-        "a": .string("\u{0}\u{1F}😀"),
-        "nested": .object(JSONObject(["k": .string("v")])),
-    ]))
+    let value = JSONValue.object(
+        JSONObject([
+            "z": .array([.null, .bool(true), .number("-1.5e3")]),
+            "a": .string("\u{0}\u{1F}😀"),
+            "nested": .object(JSONObject(["k": .string("v")])),
+        ]))
     for writer in [JSONWriter(), JSONWriter(indent: 2)] {
         #expect(try JSONParser().parse(writer.string(value)) == value)
     }

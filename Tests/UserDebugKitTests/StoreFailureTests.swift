@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UserDebugKit
 
 /// A broken store and the error every use of it must give.
@@ -13,7 +14,8 @@ struct BrokenStore: Sendable, CustomTestStringConvertible {
     static func realStore(_ path: String) throws {
         let store = try SessionStore.open(path: path, mode: .readWrite)
         try store.saveSession(StoreSamples.session(), makeCurrent: true)
-        try store.record((0..<60).map { _ in StoreSamples.response(body: Array(repeating: 1, count: 3000)) }, session: nil)
+        try store.record(
+            (0..<60).map { _ in StoreSamples.response(body: Array(repeating: 1, count: 3000)) }, session: nil)
     }
 
     static func write(_ bytes: [UInt8], to path: String, at offset: Int) throws {
@@ -25,7 +27,9 @@ struct BrokenStore: Sendable, CustomTestStringConvertible {
 
     static let all: [BrokenStore] = [
         BrokenStore(name: "a text file", expected: "notADatabase") { path in
-            #expect(FileManager.default.createFile(atPath: path, contents: Data(String(repeating: "not a database\n", count: 500).utf8)))
+            #expect(
+                FileManager.default.createFile(
+                    atPath: path, contents: Data(String(repeating: "not a database\n", count: 500).utf8)))
         },
         BrokenStore(name: "a directory", expected: "isDirectory") { path in
             #expect(mkdir(path, 0o700) == 0)
@@ -48,7 +52,8 @@ struct BrokenStore: Sendable, CustomTestStringConvertible {
         BrokenStore(name: "another program's SQLite database", expected: "incompatible") { path in
             try realStore(path)
             let store = try SessionStore.open(path: path, mode: .readWrite)
-            try store.database.execute("PRAGMA user_version = 0; DROP TABLE current_session; CREATE TABLE invoices (id INTEGER)")
+            try store.database.execute(
+                "PRAGMA user_version = 0; DROP TABLE current_session; CREATE TABLE invoices (id INTEGER)")
         },
         BrokenStore(name: "a store of a newer userdebug", expected: "incompatible") { path in
             try realStore(path)
@@ -148,7 +153,10 @@ struct OpenMode: Sendable, CustomTestStringConvertible {
         (.missing(path: "/s/u.db"), "no store yet at /s/u.db; record a session first: userdebug session import …"),
         (.busy(path: "/s/u.db"), "/s/u.db is locked by another writer; try again when it has finished"),
         (.noSuchSession("prod"), "no session named \"prod\"; list them with: userdebug session list"),
-        (.sqlite(path: "/s/u.db", code: 1, message: "boom", sql: "SELECT\n1"), "SQLite error 1 on /s/u.db: boom (while running: SELECT 1)"),
+        (
+            .sqlite(path: "/s/u.db", code: 1, message: "boom", sql: "SELECT\n1"),
+            "SQLite error 1 on /s/u.db: boom (while running: SELECT 1)"
+        ),
     ]
 
     @Test(arguments: messages)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UserDebugKit
 
 @Suite struct StorePathsTests {
@@ -7,9 +8,12 @@ import Testing
             "USERDEBUG_HOME": "/t/ud/", "HOME": "/home/zoe", "XDG_CONFIG_HOME": "/x/config",
             "XDG_DATA_HOME": "/x/data", "XDG_STATE_HOME": "/x/state", "XDG_RUNTIME_DIR": "/run/user/1000",
         ])
-        #expect(paths == UserDebugPaths(
-            configDirectory: "/t/ud/config", dataDirectory: "/t/ud/data", stateDirectory: "/t/ud/state", runtimeDirectory: "/t/ud/run"
-        ))
+        #expect(
+            paths
+                == UserDebugPaths(
+                    configDirectory: "/t/ud/config", dataDirectory: "/t/ud/data", stateDirectory: "/t/ud/state",
+                    runtimeDirectory: "/t/ud/run"
+                ))
         #expect(paths.databasePath == "/t/ud/data/userdebug.sqlite3")
         #expect(paths.configFile == "/t/ud/config/config.json")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UserDebugKit
 
 /// Child processes for the multi-process tests, running our store code.
@@ -30,7 +31,8 @@ enum StoreChildProcess {
     /// Starts a child in `role`, its output going to `log`.
     static func spawn(role: String, path: String, number: Int, count: Int = 0, log: String) throws -> Process {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        process.executableURL = URL(
+            fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         process.arguments = ["--testing-library", "swift-testing", "--filter", "storeChildProcessEntryPoint"]
         var environment = ProcessInfo.processInfo.environment
         environment[roleVariable] = role
@@ -58,7 +60,9 @@ enum StoreChildProcess {
         case "writer":
             // One transaction per response: the worst case for lock contention.
             for index in 0..<count {
-                try store.record(StoreSamples.response(url: "https://w/\(number)/\(index)", tags: ["worker-\(number)"]), session: "shared")
+                try store.record(
+                    StoreSamples.response(url: "https://w/\(number)/\(index)", tags: ["worker-\(number)"]),
+                    session: "shared")
             }
         case "crasher":
             // Batches until killed; each batch carries a tag of its own so the parent can tell a
@@ -67,7 +71,8 @@ enum StoreChildProcess {
             var batch = 0
             while true {
                 let responses = (0..<batchSize).map {
-                    StoreSamples.response(url: "https://c/\(number)/\(batch)/\($0)", tags: ["round-\(number)-batch-\(batch)"], body: body)
+                    StoreSamples.response(
+                        url: "https://c/\(number)/\(batch)/\($0)", tags: ["round-\(number)-batch-\(batch)"], body: body)
                 }
                 try store.record(responses, session: "crash")
                 batch += 1
@@ -97,11 +102,14 @@ func storeChildProcessEntryPoint() throws {
 
     @Test func eightProcessesRecordingAtOnceLoseNothing() throws {
         let path = directory.file("userdebug.sqlite3")
-        let workers = 8, perWorker = 5000
-        try SessionStore.open(path: path, mode: .readWrite).saveSession(StoreSamples.session("shared"), makeCurrent: true)
+        let workers = 8
+        let perWorker = 5000
+        try SessionStore.open(path: path, mode: .readWrite).saveSession(
+            StoreSamples.session("shared"), makeCurrent: true)
 
         let children = try (0..<workers).map {
-            try StoreChildProcess.spawn(role: "writer", path: path, number: $0, count: perWorker, log: directory.file("writer-\($0).log"))
+            try StoreChildProcess.spawn(
+                role: "writer", path: path, number: $0, count: perWorker, log: directory.file("writer-\($0).log"))
         }
         for (number, child) in children.enumerated() {
             child.waitUntilExit()
@@ -112,19 +120,22 @@ func storeChildProcessEntryPoint() throws {
         #expect(try store.responseCount(session: nil) == workers * perWorker)
         #expect(try store.column("SELECT count(DISTINCT url) FROM responses") == ["\(workers * perWorker)"])
         for number in 0..<workers {
-            #expect(try store.responses(ResponseQuery(tag: "worker-\(number)", includeBodies: false)).count == perWorker)
+            #expect(
+                try store.responses(ResponseQuery(tag: "worker-\(number)", includeBodies: false)).count == perWorker)
         }
         #expect(try store.integrityCheck() == [])
     }
 
     @Test func aWriterKilledMidBatchLeavesEveryBatchWholeOrAbsent() throws {
         let path = directory.file("userdebug.sqlite3")
-        try SessionStore.open(path: path, mode: .readWrite).saveSession(StoreSamples.session("crash"), makeCurrent: true)
+        try SessionStore.open(path: path, mode: .readWrite).saveSession(
+            StoreSamples.session("crash"), makeCurrent: true)
         let reader = try SessionStore.open(path: path, mode: .readOnly)
 
         for round in 0..<25 {
             let before = try reader.responseCount(session: nil)
-            let child = try StoreChildProcess.spawn(role: "crasher", path: path, number: round, log: directory.file("crasher.log"))
+            let child = try StoreChildProcess.spawn(
+                role: "crasher", path: path, number: round, log: directory.file("crasher.log"))
             // Kill only once it is writing (it has committed a batch), at a random moment after.
             // The bound on the wait only keeps a broken child from hanging the test.
             var polls = 0
@@ -135,14 +146,17 @@ func storeChildProcessEntryPoint() throws {
             usleep(UInt32.random(in: 0..<30_000))
             if child.isRunning { kill(child.processIdentifier, SIGKILL) }
             child.waitUntilExit()
-            #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL, "\(log("crasher.log"))")
+            #expect(
+                child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL,
+                "\(log("crasher.log"))")
         }
 
         let store = try SessionStore.open(path: path, mode: .readWrite)
         let perBatch = try store.column("SELECT count(*) FROM response_tags GROUP BY tag")
         #expect(perBatch.count >= 25)
         #expect(perBatch.allSatisfy { $0 == "\(StoreChildProcess.batchSize)" }, "\(Set(perBatch))")
-        #expect(try store.column("SELECT count(*) FROM responses") == ["\(perBatch.count * StoreChildProcess.batchSize)"])
+        #expect(
+            try store.column("SELECT count(*) FROM responses") == ["\(perBatch.count * StoreChildProcess.batchSize)"])
         #expect(try store.responseCount(session: nil) == perBatch.count * StoreChildProcess.batchSize)
         #expect(try store.integrityCheck() == [])
     }

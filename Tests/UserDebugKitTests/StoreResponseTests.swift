@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UserDebugKit
 
 @Suite struct StoreResponseTests {
@@ -15,10 +16,13 @@ import Testing
 
     /// Records a small mixed log: ids 1…5 in this order.
     func recordMixedLog() throws {
-        try store.record(StoreSamples.response(url: "https://s/v1/login", status: 200, tags: ["login"]), session: "staging")
+        try store.record(
+            StoreSamples.response(url: "https://s/v1/login", status: 200, tags: ["login"]), session: "staging")
         try store.record(StoreSamples.response(url: "https://s/v1/users/1", status: 404), session: "staging")
-        try store.record(StoreSamples.response(url: "https://p/v1/login", status: 201, tags: ["login", "auth"]), session: "prod")
-        try store.record(StoreSamples.response(url: "https://p/v1/users/2", status: 500, tags: ["auth"]), session: "prod")
+        try store.record(
+            StoreSamples.response(url: "https://p/v1/login", status: 201, tags: ["login", "auth"]), session: "prod")
+        try store.record(
+            StoreSamples.response(url: "https://p/v1/users/2", status: 500, tags: ["auth"]), session: "prod")
         try store.record(StoreSamples.response(url: "https://s/v1/users/3", status: 204), session: nil)
     }
 
@@ -92,7 +96,11 @@ import Testing
         ("status class 5", ResponseQuery(statusClass: 5), [4]),
         ("limit", ResponseQuery(limit: 2), [5, 4]),
         ("zero limit", ResponseQuery(limit: 0), []),
-        ("every filter at once", ResponseQuery(session: "prod", tag: "login", pathContains: "login", status: 201, statusClass: 2, limit: 5), [3]),
+        (
+            "every filter at once",
+            ResponseQuery(session: "prod", tag: "login", pathContains: "login", status: 201, statusClass: 2, limit: 5),
+            [3]
+        ),
         ("filters that exclude each other", ResponseQuery(tag: "auth", statusClass: 4), []),
     ]
 
@@ -185,7 +193,10 @@ import Testing
         (ResponseQuery(limit: 1), "SCAN r"),
         (ResponseQuery(session: "staging", limit: 1), "SEARCH r USING INDEX responses_by_session (session_id=?)"),
         (ResponseQuery(tag: "login", limit: 1), "SEARCH t USING COVERING INDEX response_tags_by_tag (tag=?)"),
-        (ResponseQuery(session: "staging", tag: "login", limit: 1), "SEARCH t USING COVERING INDEX response_tags_by_session_tag (session_id=? AND tag=?)"),
+        (
+            ResponseQuery(session: "staging", tag: "login", limit: 1),
+            "SEARCH t USING COVERING INDEX response_tags_by_session_tag (session_id=? AND tag=?)"
+        ),
     ]
 
     @Test(arguments: seekCases)

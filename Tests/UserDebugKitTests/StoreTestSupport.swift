@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import UserDebugKit
 
 /// A fresh directory per test (mode 0700, as mkdtemp makes it), removed when the value goes away,
@@ -35,7 +36,8 @@ enum StoreSamples {
             fields: JSONObject([
                 JSONObject.Member(key: "zeta", value: .number("1.50")),
                 JSONObject.Member(key: "big", value: .number("12345678901234567890")),
-                JSONObject.Member(key: "nested", value: .object(JSONObject(["b": .bool(true), "a": .array([.null, .string("x")])]))),
+                JSONObject.Member(
+                    key: "nested", value: .object(JSONObject(["b": .bool(true), "a": .array([.null, .string("x")])]))),
                 JSONObject.Member(key: "emoji", value: .string("🦊 \u{0} tab\t")),
             ])
         )
@@ -49,12 +51,16 @@ enum StoreSamples {
     }
 
     static func response(
-        url: String = "https://api.example.com/v1/users/42", status: Int = 200, tags: [String] = [], body: [UInt8] = Array("{\"ok\":true}".utf8)
+        url: String = "https://api.example.com/v1/users/42", status: Int = 200, tags: [String] = [],
+        body: [UInt8] = Array("{\"ok\":true}".utf8)
     ) -> BackendResponse {
         BackendResponse(
             request: BackendRequest(
                 method: "POST", url: url,
-                headers: [HTTPHeader(name: "Accept", value: "application/json"), HTTPHeader(name: "X-Trace", value: "1"), HTTPHeader(name: "X-Trace", value: "2")],
+                headers: [
+                    HTTPHeader(name: "Accept", value: "application/json"), HTTPHeader(name: "X-Trace", value: "1"),
+                    HTTPHeader(name: "X-Trace", value: "2"),
+                ],
                 body: [0, 1, 0, 255]
             ),
             status: status,

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UserDebugKit
 
 @Test(arguments: [
@@ -19,7 +20,9 @@ func controlCharactersAreShownAsEscapes(_ raw: String, _ shown: String) {
 }
 
 @Test func invalidUTF8BytesAreShownAsHexWhileValidTextIsKept() {
-    let bytes: [UInt8] = Array("ok ".utf8) + [0x9B] + Array("31m ".utf8) + [0xC3, 0xA9, 0xFF, 0xE2, 0x82] + Array("\u{1B}]52;c;x\u{07}".utf8)
+    let bytes: [UInt8] =
+        Array("ok ".utf8) + [0x9B] + Array("31m ".utf8) + [0xC3, 0xA9, 0xFF, 0xE2, 0x82]
+        + Array("\u{1B}]52;c;x\u{07}".utf8)
     #expect(TerminalText.escape(bytes: bytes) == "ok \\x9b31m é\\xff\\xe2\\x82\\x1b]52;c;x\\x07")
 }
 

@@ -1,8 +1,9 @@
-import TestSupport
 import CX11
 import Foundation
+import TestSupport
 import Testing
 import UserDebugKit
+
 @testable import X11Clipboard
 
 @Suite("Finding and reaching a display")
@@ -19,14 +20,24 @@ struct DisplayTests {
 
     static let rows: [Row] = [
         Row(display: ":0", transport: CX11_TRANSPORT_UNIX, path: "/tmp/.X11-unix/X0", host: "", number: 0, screen: 0),
-        Row(display: ":12.1", transport: CX11_TRANSPORT_UNIX, path: "/tmp/.X11-unix/X12", host: "", number: 12, screen: 1),
-        Row(display: "unix:3", transport: CX11_TRANSPORT_UNIX, path: "/tmp/.X11-unix/X3", host: "", number: 3, screen: 0),
-        Row(display: "unix/:4", transport: CX11_TRANSPORT_UNIX, path: "/tmp/.X11-unix/X4", host: "", number: 4, screen: 0),
-        Row(display: "localhost:10.0", transport: CX11_TRANSPORT_TCP, path: "", host: "localhost", number: 10, screen: 0),
+        Row(
+            display: ":12.1", transport: CX11_TRANSPORT_UNIX, path: "/tmp/.X11-unix/X12", host: "", number: 12,
+            screen: 1),
+        Row(
+            display: "unix:3", transport: CX11_TRANSPORT_UNIX, path: "/tmp/.X11-unix/X3", host: "", number: 3, screen: 0
+        ),
+        Row(
+            display: "unix/:4", transport: CX11_TRANSPORT_UNIX, path: "/tmp/.X11-unix/X4", host: "", number: 4,
+            screen: 0),
+        Row(
+            display: "localhost:10.0", transport: CX11_TRANSPORT_TCP, path: "", host: "localhost", number: 10, screen: 0
+        ),
         Row(display: "tcp/box:2", transport: CX11_TRANSPORT_TCP, path: "", host: "box", number: 2, screen: 0),
         Row(display: "[::1]:5", transport: CX11_TRANSPORT_TCP, path: "", host: "::1", number: 5, screen: 0),
         Row(display: "::1:6", transport: CX11_TRANSPORT_TCP, path: "", host: "::1", number: 6, screen: 0),
-        Row(display: "/tmp/launch-x/org.x:0", transport: CX11_TRANSPORT_PATH, path: "/tmp/launch-x/org.x:0", host: "", number: 0, screen: 0),
+        Row(
+            display: "/tmp/launch-x/org.x:0", transport: CX11_TRANSPORT_PATH, path: "/tmp/launch-x/org.x:0", host: "",
+            number: 0, screen: 0),
         Row(display: "", transport: nil, path: "", host: "", number: 0, screen: 0),
         Row(display: "garbage", transport: nil, path: "", host: "", number: 0, screen: 0),
         Row(display: ":", transport: nil, path: "", host: "", number: 0, screen: 0),
@@ -145,7 +156,8 @@ struct DisplayTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let cookie = (0..<16).map { _ in UInt8.random(in: 0...255) }
         let serverAuth = dir.appendingPathComponent("server").path
-        try Data(xauthEntry(family: 0xFFFF, address: [], number: "", cookie: cookie)).write(to: URL(fileURLWithPath: serverAuth))
+        try Data(xauthEntry(family: 0xFFFF, address: [], number: "", cookie: cookie)).write(
+            to: URL(fileURLWithPath: serverAuth))
         try withXvfbAuth(serverAuth) { display in
             let clientAuth = dir.appendingPathComponent("client").path
             var host = [CChar](repeating: 0, count: 256)
@@ -180,7 +192,9 @@ struct DisplayTests {
         let display = ":" + (process.receiveLine() ?? "")
         close(process.output)
         // Listening precedes answering by a moment; the right cookie decides when it is up.
-        _ = eventually { if case .success = X11Display.probe(display, authority: authFile, timeout: 1) { true } else { false } }
+        _ = eventually {
+            if case .success = X11Display.probe(display, authority: authFile, timeout: 1) { true } else { false }
+        }
         try body(display)
     }
 
@@ -212,7 +226,9 @@ final class SilentServer: @unchecked Sendable {
             for (i, b) in path.utf8.enumerated() { raw[i] = b }
         }
         let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0, listen(fd, 8) == 0 else { throw FixtureError("cannot listen on \(path)") }
     }

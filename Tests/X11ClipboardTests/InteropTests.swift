@@ -1,7 +1,8 @@
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 import UserDebugKit
+
 @testable import X11Clipboard
 
 @Suite("Interop with xclip, xsel and Tk")
@@ -83,7 +84,8 @@ struct InteropTests {
     func weReadSixtyFourMebibytesFromPeers(_ owner: [String]) throws {
         try withXvfb { x in
             let bytes = Sample.pattern(64 << 20)
-            _ = try? x.clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 1)  // see weReadWhatXselOwns
+            // see weReadWhatXselOwns
+            _ = try? x.clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 1)
             try Peer.own(owner, input: bytes, environment: x.environment)
             let read = x.readOnceOwned(until: { $0.count == bytes.count })
             #expect(read?.count == bytes.count)

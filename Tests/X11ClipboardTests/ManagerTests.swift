@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 import UserDebugKit
 import X11Clipboard
@@ -27,7 +27,8 @@ struct ManagerTests {
         try withCSDClipboard { x in
             let text = Array("handed off at once: 名前".utf8)
             let owner = try x.clipboard.own(Payload(bytes: text), options: CopyOptions(handOffAtOnce: true))
-            #expect(eventually { processExited(owner.pid) }, "the owner should leave once the manager saved the content")
+            #expect(
+                eventually { processExited(owner.pid) }, "the owner should leave once the manager saved the content")
             expectSameBytes(x.readOnceOwned(), text)
             let out = try Peer.read(["xclip", "-o", "-selection", "clipboard"], environment: x.environment)
             #expect(out.bytes == text)
@@ -39,7 +40,8 @@ struct ManagerTests {
     func aSecretIsNotHandedOffAtOnce() throws {
         try withCSDClipboard { x in
             let owner = try x.clipboard.own(
-                Payload(bytes: Array("s3cret".utf8), isSecret: true), options: CopyOptions(clearSecretAfter: nil, handOffAtOnce: true))
+                Payload(bytes: Array("s3cret".utf8), isSecret: true),
+                options: CopyOptions(clearSecretAfter: nil, handOffAtOnce: true))
             defer { kill(owner.pid, SIGKILL) }
             expectSameBytes(x.readOnceOwned(), Array("s3cret".utf8))
             #expect(!processExited(owner.pid))
@@ -50,7 +52,8 @@ struct ManagerTests {
     @Test
     func withoutAManagerHandingOffAtOnceKeepsServing() throws {
         try withXvfb { x in
-            let owner = try x.clipboard.own(Payload(text: "nobody to hand to"), options: CopyOptions(handOffAtOnce: true))
+            let owner = try x.clipboard.own(
+                Payload(text: "nobody to hand to"), options: CopyOptions(handOffAtOnce: true))
             defer { kill(owner.pid, SIGKILL) }
             expectSameBytes(x.readOnceOwned(), Array("nobody to hand to".utf8))
             #expect(!processExited(owner.pid))
@@ -63,7 +66,10 @@ struct ManagerTests {
     func aSilentManagerDoesNotEndAHandOffAtOnceServing() throws {
         try withXvfb { x in
             let manager = try Peer.start([Peer.python, "-c", Peer.silentManager], environment: x.environment)
-            defer { manager.kill(); manager.wait() }
+            defer {
+                manager.kill()
+                manager.wait()
+            }
             #expect(manager.receiveLine() == "owning")
             let clipboard = X11Clipboard(display: x.display, handOffTimeout: 0.2)
             let owner = try clipboard.own(Payload(text: "still served"), options: CopyOptions(handOffAtOnce: true))
@@ -79,7 +85,10 @@ struct ManagerTests {
     @Test func aSilentManagerDoesNotKeepOurOwnerBeyondTheHandOffBound() throws {
         try withXvfb { x in
             let manager = try Peer.start([Peer.python, "-c", Peer.silentManager], environment: x.environment)
-            defer { manager.kill(); manager.wait() }
+            defer {
+                manager.kill()
+                manager.wait()
+            }
             #expect(manager.receiveLine() == "owning")
             let clipboard = X11Clipboard(display: x.display, handOffTimeout: 0.3)
             let owner = try clipboard.own(Payload(text: "nobody saves me"), options: CopyOptions())

@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 import UserDebugKit
 import X11Clipboard
@@ -7,27 +7,30 @@ import X11Clipboard
 @Suite("Our selection owner")
 struct OwnerTests {
     private func targets(_ x: Xvfb) throws -> [String] {
-        let out = try Peer.read(["xclip", "-o", "-selection", "clipboard", "-t", "TARGETS"], environment: x.environment)
+        let out = try Peer.read(
+            ["xclip", "-o", "-selection", "clipboard", "-t", "TARGETS"], environment: x.environment)
         return String(decoding: out.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     @Test func targetsListExactlyWhatATextPayloadOffers() throws {
         try withXvfb { x in
             try x.clipboard.copy(Payload(text: "Zoë"), options: CopyOptions())
-            #expect(try targets(x) == [
-                "TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS",
-                "UTF8_STRING", "text/plain;charset=utf-8", "STRING", "TEXT",
-            ])
+            #expect(
+                try targets(x) == [
+                    "TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS",
+                    "UTF8_STRING", "text/plain;charset=utf-8", "STRING", "TEXT",
+                ])
         }
     }
 
     @Test func aSecretJSONPayloadIsMarkedAndNeverOfferedToAManager() throws {
         try withXvfb { x in
             try x.clipboard.copy(Payload(text: #"{"name":"名前"}"#, kind: .json, isSecret: true), options: CopyOptions())
-            #expect(try targets(x) == [
-                "TARGETS", "TIMESTAMP", "MULTIPLE",
-                "UTF8_STRING", "text/plain;charset=utf-8", "application/json", "x-kde-passwordManagerHint",
-            ])
+            #expect(
+                try targets(x) == [
+                    "TARGETS", "TIMESTAMP", "MULTIPLE",
+                    "UTF8_STRING", "text/plain;charset=utf-8", "application/json", "x-kde-passwordManagerHint",
+                ])
             let hint = try x.clipboard.paste(selection: .clipboard, target: "x-kde-passwordManagerHint", timeout: 2)
             #expect(hint == Array("secret".utf8))
             let json = try x.clipboard.paste(selection: .clipboard, target: "application/json", timeout: 2)
@@ -40,7 +43,8 @@ struct OwnerTests {
             let bytes: [UInt8] = [0xFF, 0x00, 0x80, 0x41]
             try x.clipboard.copy(Payload(bytes: bytes, kind: .binary), options: CopyOptions())
             #expect(try targets(x) == ["TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS", "application/octet-stream"])
-            #expect(try x.clipboard.paste(selection: .clipboard, target: "application/octet-stream", timeout: 2) == bytes)
+            #expect(
+                try x.clipboard.paste(selection: .clipboard, target: "application/octet-stream", timeout: 2) == bytes)
             #expect(throws: ClipboardError.self) {
                 try x.clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 2)
             }
@@ -62,7 +66,8 @@ struct OwnerTests {
     @Test func anUnknownTargetIsRefused() throws {
         try withXvfb { x in
             try x.clipboard.copy(Payload(text: "not an image"), options: CopyOptions())
-            let out = try Peer.read(["xclip", "-o", "-selection", "clipboard", "-t", "image/png"], environment: x.environment)
+            let out = try Peer.read(
+                ["xclip", "-o", "-selection", "clipboard", "-t", "image/png"], environment: x.environment)
             #expect(out.status != 0)
             #expect(out.bytes.isEmpty)
             #expect {
@@ -87,7 +92,10 @@ struct OwnerTests {
             let bytes = Sample.sixteenMiB.bytes
             let owner = try x.clipboard.own(Payload(bytes: bytes), options: CopyOptions(transferTimeout: 30))
             let stalled = try Peer.start([Peer.python, "-c", Peer.stallingReader], environment: x.environment)
-            defer { stalled.kill(); stalled.wait() }
+            defer {
+                stalled.kill()
+                stalled.wait()
+            }
             #expect(stalled.receiveLine() == "stalled")
             let killed = try Peer.start([Peer.python, "-c", Peer.stallingReader], environment: x.environment)
             #expect(killed.receiveLine() == "stalled")
@@ -105,7 +113,8 @@ struct OwnerTests {
         try withXvfb { x in
             let owner = try x.clipboard.own(Payload(text: "ours"), options: CopyOptions())
             #expect(!processExited(owner.pid))
-            try Peer.own(["xclip", "-i", "-selection", "clipboard"], input: Array("theirs".utf8), environment: x.environment)
+            try Peer.own(
+                ["xclip", "-i", "-selection", "clipboard"], input: Array("theirs".utf8), environment: x.environment)
             #expect(eventually { processExited(owner.pid) })
             expectSameBytes(x.readOnceOwned(), Array("theirs".utf8))
         }
@@ -114,9 +123,13 @@ struct OwnerTests {
     @Test func ourOwnerExitsWhenTheXServerDiesMidTransfer() throws {
         let x = try Xvfb.start()
         defer { x.stop() }
-        let owner = try x.clipboard.own(Payload(bytes: Sample.sixteenMiB.bytes), options: CopyOptions(transferTimeout: 60))
+        let owner = try x.clipboard.own(
+            Payload(bytes: Sample.sixteenMiB.bytes), options: CopyOptions(transferTimeout: 60))
         let stalled = try Peer.start([Peer.python, "-c", Peer.stallingReader], environment: x.environment)
-        defer { stalled.kill(); stalled.wait() }
+        defer {
+            stalled.kill()
+            stalled.wait()
+        }
         #expect(stalled.receiveLine() == "stalled")
         x.stop()
         #expect(eventually { processExited(owner.pid) })
@@ -137,7 +150,8 @@ struct OwnerTests {
         try withXvfb { x in
             let owner = try x.clipboard.own(
                 Payload(text: "token-123", isSecret: true), options: CopyOptions(clearSecretAfter: 0.5))
-            try Peer.own(["xclip", "-i", "-selection", "clipboard"], input: Array("newer".utf8), environment: x.environment)
+            try Peer.own(
+                ["xclip", "-i", "-selection", "clipboard"], input: Array("newer".utf8), environment: x.environment)
             #expect(eventually { processExited(owner.pid) })
             usleep(800_000)  // past our clear timeout: the newer content must still be there
             expectSameBytes(x.readOnceOwned(), Array("newer".utf8))
@@ -163,11 +177,14 @@ struct OwnerTests {
             let owner = try x.clipboard.own(Payload(text: "fds"), options: CopyOptions())
             // own() returns once ownership is confirmed; the server closes what it inherited
             // right after, so give it the moment it needs (bounded) before looking.
-            _ = eventually { ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(owner.pid)/fd"))?.count ?? 0) <= 5 }
+            _ = eventually {
+                ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(owner.pid)/fd"))?.count ?? 0) <= 5
+            }
             let fds = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(owner.pid)/fd")
             var targets: [String] = []
             for fd in fds {
-                targets.append((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(owner.pid)/fd/\(fd)")) ?? "?")
+                targets.append(
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(owner.pid)/fd/\(fd)")) ?? "?")
             }
             #expect(targets.filter { $0 == "/dev/null" }.count == 3)
             #expect(targets.filter { $0.hasPrefix("socket:") }.count == 1)

@@ -73,7 +73,10 @@ struct ResidentOwnerTests {
             let owner = try x.clipboard.own(Payload(text: "before the watcher"), options: reuse)
             #expect(eventually { isListening(x) })
             let watcher = try Peer.start([Peer.python, "-c", Self.ownerChangeWatcher], environment: x.environment)
-            defer { watcher.kill(); watcher.wait() }
+            defer {
+                watcher.kill()
+                watcher.wait()
+            }
             #expect(watcher.receiveLine() == "ready")
             var times: [Int64] = []
             for i in 0..<10 {
@@ -155,7 +158,8 @@ struct ResidentOwnerTests {
     /// An owner of `bytes` (listening for the next copy) and a reader paused in the middle of
     /// an INCR transfer of them (`Peer.pausingReader`).
     private func pausedTransfer(_ x: Xvfb, of bytes: [UInt8]) throws -> (OwnerProcess, Spawned) {
-        let owner = try x.clipboard.own(Payload(bytes: bytes), options: CopyOptions(transferTimeout: 30, reuseOwner: true))
+        let owner = try x.clipboard.own(
+            Payload(bytes: bytes), options: CopyOptions(transferTimeout: 30, reuseOwner: true))
         #expect(eventually { isListening(x) })
         let reader = try Spawned.start(
             [Peer.python, "-c", Peer.pausingReader], environment: x.environment, pipeInput: true, pipeOutput: true)
@@ -175,7 +179,10 @@ struct ResidentOwnerTests {
         try withXvfb { x in
             let old = Sample.sixteenMiB.bytes
             let (owner, reader) = try pausedTransfer(x, of: old)
-            defer { reader.kill(); reader.wait() }
+            defer {
+                reader.kill()
+                reader.wait()
+            }
 
             let new = Array("the new content".utf8)
             let served = try x.clipboard.own(Payload(bytes: new), options: reuse)
@@ -216,7 +223,8 @@ struct ResidentOwnerTests {
         try withXvfb { x in
             let owner = try x.clipboard.own(Payload(text: "ours"), options: reuse)
             #expect(eventually { isListening(x) })
-            try Peer.own(["xclip", "-i", "-selection", "clipboard"], input: Array("theirs".utf8), environment: x.environment)
+            try Peer.own(
+                ["xclip", "-i", "-selection", "clipboard"], input: Array("theirs".utf8), environment: x.environment)
             #expect(eventually { processExited(owner.pid) })
             let next = try x.clipboard.own(Payload(text: "ours again"), options: reuse)
             #expect(next.pid != owner.pid)
@@ -230,7 +238,10 @@ struct ResidentOwnerTests {
         try withXvfb { x in
             let old = Sample.sixteenMiB.bytes
             let (owner, reader) = try pausedTransfer(x, of: old)
-            defer { reader.kill(); reader.wait() }
+            defer {
+                reader.kill()
+                reader.wait()
+            }
             let theirs = Array("theirs".utf8)
             try Peer.own(["xclip", "-i", "-selection", "clipboard"], input: theirs, environment: x.environment)
             #expect(eventually { (try? read(x)) == theirs })
@@ -385,8 +396,12 @@ struct ResidentOwnerTests {
             #expect(eventually { processExited(owner.pid) })
 
             let squatter = try Spawned.start(
-                prefix + [Peer.python, "-c", Self.squatter, socketName(x)], environment: x.environment, pipeOutput: true)
-            defer { squatter.kill(); squatter.wait() }
+                prefix + [Peer.python, "-c", Self.squatter, socketName(x)], environment: x.environment, pipeOutput: true
+            )
+            defer {
+                squatter.kill()
+                squatter.wait()
+            }
             #expect(squatter.receiveLine() == "listening")
             let token = Array("token-xyz".utf8)
             _ = try x.clipboard.own(Payload(bytes: token, isSecret: true), options: reuse)

@@ -5,7 +5,9 @@ import UserDebugKit
 enum ActionCommands {
     static let all: [CommandSpec] = [copyID, dumpJSON, printResponse, copyToken]
 
-    static let outputOptions: [OptionSpec] = [OutputTarget.option, OutputTarget.lifetimeOption, OutputTarget.handOffOption, OutputTarget.newOwnerOption]
+    static let outputOptions: [OptionSpec] = [
+        OutputTarget.option, OutputTarget.lifetimeOption, OutputTarget.handOffOption, OutputTarget.newOwnerOption,
+    ]
 
     static let copyID = CommandSpec(
         path: ["copy-id"],
@@ -39,7 +41,8 @@ enum ActionCommands {
     static let printResponse = CommandSpec(
         path: ["print-response"],
         summary: "Print a recorded backend response (the last by default).",
-        usage: "print-response [last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--body|--headers|--full|--json] [--to TARGET]",
+        usage:
+            "print-response [last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--body|--headers|--full|--json] [--to TARGET]",
         discussion: """
             Selects the newest response of the session matching the filters (or the one with ID) and
             prints its body (default), its status and headers, the whole exchange, or the record as
@@ -63,10 +66,14 @@ enum ActionCommands {
         case "last":
             selector = .newest(try ResponseSelection.query(invocation))
         case let text:
-            guard let id = Int64(text), id > 0 else { throw CommandError(.usage, "expected 'last' or a response id, got '\(text)'") }
+            guard let id = Int64(text), id > 0 else {
+                throw CommandError(.usage, "expected 'last' or a response id, got '\(text)'")
+            }
             selector = .id(id)
         }
-        try ActionRun.perform("print-response", invocation: invocation, responses: ResponseLogProvider(selector: selector, part: parts.first ?? .body))
+        try ActionRun.perform(
+            "print-response", invocation: invocation,
+            responses: ResponseLogProvider(selector: selector, part: parts.first ?? .body))
     }
 
     static let copyToken = CommandSpec(

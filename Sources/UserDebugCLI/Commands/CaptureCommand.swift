@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FoundationEssentials
 import UserDebugKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `userdebug capture -- curl ARGS…`: runs curl as given, with its stdin, stdout and stderr, and
 /// records every exchange it made into the session. curl's output is untouched because the
@@ -54,7 +55,8 @@ enum CaptureCommand {
         defer { unlink(tracePath) }
         let started = Date()
         let status = try CurlProcess.run(
-            executable, arguments: userArguments + ["--trace", tracePath, "--trace-time"], environment: invocation.environment)
+            executable, arguments: userArguments + ["--trace", tracePath, "--trace-time"],
+            environment: invocation.environment)
         let trace = CurlTrace(ExportFiles.read(tracePath) ?? [])
         let tags = invocation.arguments.all("tag")
         let responses = trace.exchanges.map { exchange in
@@ -74,7 +76,7 @@ enum CaptureCommand {
             } else if trace.unanswered > 0 {
                 invocation.diagnostics.notice("\(trace.unanswered) request(s) got no response; not recorded")
             }
-        } catch where status != 0 {
+        } catch  where status != 0 {
             // curl already failed and said why; its status is what the caller needs.
             invocation.diagnostics.notice("not recorded: \(ErrorReport.classify(error).1)")
         }
@@ -84,7 +86,8 @@ enum CaptureCommand {
     /// `-v` alone or in a bundle of short flags (`-sv`), or one of the long options.
     static func conflicts(_ argument: String) -> Bool {
         if argument.hasPrefix("--") { return conflictingLongOptions.contains(argument) }
-        return argument.hasPrefix("-") && argument.count > 1 && argument.dropFirst().allSatisfy(\.isLetter) && argument.contains("v")
+        return argument.hasPrefix("-") && argument.count > 1 && argument.dropFirst().allSatisfy(\.isLetter)
+            && argument.contains("v")
     }
 
     /// `name` itself when it holds a `/`, else the first executable `DIR/name` on `path`.
@@ -109,7 +112,9 @@ struct PassThroughExit: Error, Sendable {
 /// that Ctrl-C stops curl and still lets us record what it got and return its status.
 enum CurlProcess {
     /// Runs `executable ARGS` and returns its exit status, or 128 + the signal that ended it.
-    static func run(_ executable: String, arguments: [String], environment: [String: String]) throws(CommandError) -> Int32 {
+    static func run(_ executable: String, arguments: [String], environment: [String: String]) throws(CommandError)
+        -> Int32
+    {
         var argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -144,7 +149,9 @@ enum CurlProcess {
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw CommandError(.ioError, "waiting for \(executable): \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else {
+                throw CommandError(.ioError, "waiting for \(executable): \(String(cString: strerror(errno)))")
+            }
         }
         // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift does not import.
         let signalNumber = status & 0x7F

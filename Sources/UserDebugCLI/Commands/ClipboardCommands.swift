@@ -18,7 +18,8 @@ enum ClipboardCommands {
     static let copy = CommandSpec(
         path: ["copy"],
         summary: "Put standard input on the clipboard (binary-safe), served in the background.",
-        usage: "copy [--selection clipboard|primary] [--secret] [--json] [--lifetime SECONDS] [--hand-off] [--new-owner]",
+        usage:
+            "copy [--selection clipboard|primary] [--secret] [--json] [--lifetime SECONDS] [--hand-off] [--new-owner]",
         discussion: """
             Returns as soon as the selection is owned and confirmed; a background owner serves it
             until another client takes it. --secret marks it for clipboard managers and clears it
@@ -32,7 +33,9 @@ enum ClipboardCommands {
         maxPositionals: 0
     ) { invocation in
         let (bytes, _) = try InputReader.read("-", limit: 1 << 31)
-        let kind: Payload.Kind = invocation.arguments.has("json") ? .json : (String(validating: bytes, as: UTF8.self) == nil ? .binary : .text)
+        let kind: Payload.Kind =
+            invocation.arguments.has("json")
+            ? .json : (String(validating: bytes, as: UTF8.self) == nil ? .binary : .text)
         let payload = Payload(bytes: bytes, kind: kind, isSecret: invocation.arguments.has("secret"))
         try OutputRouter(invocation: invocation).copy(payload, to: try selection(invocation))
     }
@@ -54,7 +57,8 @@ enum ClipboardCommands {
             throw CommandError(.usage, "--timeout needs a positive number of seconds, got '\(timeoutText)'")
         }
         let bytes = try invocation.clipboardFactory(invocation.variable("DISPLAY")).paste(
-            selection: try selection(invocation), target: invocation.arguments.value("target") ?? "UTF8_STRING", timeout: timeout)
+            selection: try selection(invocation), target: invocation.arguments.value("target") ?? "UTF8_STRING",
+            timeout: timeout)
         try writeAll(bytes, to: 1, name: "standard output")
     }
 }

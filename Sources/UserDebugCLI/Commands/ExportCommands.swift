@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import UserDebugKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `userdebug export …`: a recorded request as a curl command, responses as HAR, the session as a
 /// Postman environment, requests as a Postman collection. Every export goes through the
@@ -9,14 +10,16 @@ import UserDebugKit
 enum ExportCommands {
     static let all: [CommandSpec] = [curl, har, postmanEnvironment, postmanCollection]
 
-    static let selectionOptions: [OptionSpec] = ResponseSelection.filterOptions + [
-        .value("limit", "N", "At most the N newest matching responses (default: all)."),
-    ]
+    static let selectionOptions: [OptionSpec] =
+        ResponseSelection.filterOptions + [
+            .value("limit", "N", "At most the N newest matching responses (default: all).")
+        ]
 
     static let curl = CommandSpec(
         path: ["export", "curl"],
         summary: "A recorded request as a shell-safe curl command (the last by default).",
-        usage: "export curl [last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--body-file PATH] [--one-line] [--to TARGET]",
+        usage:
+            "export curl [last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--body-file PATH] [--one-line] [--to TARGET]",
         discussion: """
             Every value is single-quoted ('\\'' for a quote), so the command means the same in bash,
             dash and zsh. The method is written only when curl would not imply it; headers as -H;
@@ -37,7 +40,9 @@ enum ExportCommands {
         let shown = redactor?.redact(response) ?? response
         var writer = CurlCommand(multiline: !invocation.arguments.has("one-line"))
         if CurlCommand.needsFile(shown.request.body) {
-            let path = invocation.arguments.value("body-file") ?? ExportFiles.defaultBodyPath(invocation.paths, responseID: response.id)
+            let path =
+                invocation.arguments.value("body-file")
+                ?? ExportFiles.defaultBodyPath(invocation.paths, responseID: response.id)
             if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
                 try ExportFiles.makeDirectory(String(path[..<slash]))
             }
@@ -52,26 +57,32 @@ enum ExportCommands {
     static let har = CommandSpec(
         path: ["export", "har"],
         summary: "Recorded responses as a HAR 1.2 file (all of the session's, oldest first, by default).",
-        usage: "export har [all|last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--limit N] [--all-sessions] [--to TARGET]",
+        usage:
+            "export har [all|last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--limit N] [--all-sessions] [--to TARGET]",
         discussion: """
             Strict HAR 1.2: every required member is present (unknown sizes -1, the duration in
             timings.wait). Binary bodies are base64. `userdebug response import` reads it back.
             Authorization, cookies and tokens are redacted unless --reveal.
             Example: userdebug export har --tag checkout > checkout.har
             """,
-        options: selectionOptions + ActionCommands.outputOptions + [.flag("all-sessions", "Responses of every session.")],
+        options: selectionOptions + ActionCommands.outputOptions + [
+            .flag("all-sessions", "Responses of every session.")
+        ],
         maxPositionals: 1
     ) { invocation in
         let (responses, session) = try ExportSelection.many(invocation)
         var redactor = try invocation.redactor(for: session)
         if invocation.arguments.has("all-sessions") {
             // Every session's token is a secret when every session's responses go out.
-            redactor?.knownSecrets += try invocation.storeForReading().sessions().compactMap(\.token).filter { !$0.isEmpty }
+            redactor?.knownSecrets += try invocation.storeForReading().sessions().compactMap(\.token).filter {
+                !$0.isEmpty
+            }
         }
         let shown = responses.map { redactor?.redact($0) ?? $0 }
         let document = HARDocument.encode(shown, creatorVersion: CLI.version)
         let text = JSONWriter(indent: 2).string(document)
-        try OutputRouter(invocation: invocation).deliver(payload(text, session: session, revealed: redactor == nil, kind: .json))
+        try OutputRouter(invocation: invocation).deliver(
+            payload(text, session: session, revealed: redactor == nil, kind: .json))
     }
 
     static let postmanEnvironment = CommandSpec(
@@ -90,7 +101,8 @@ enum ExportCommands {
         let session = try invocation.session()
         let reveal = invocation.arguments.has("reveal")
         if !reveal, let token = session.token, !token.isEmpty {
-            invocation.diagnostics.notice("authToken is a placeholder and disabled; pass --reveal to export the real token")
+            invocation.diagnostics.notice(
+                "authToken is a placeholder and disabled; pass --reveal to export the real token")
         }
         let document = PostmanEnvironment.encode(session, revealToken: reveal, exporterVersion: CLI.version)
         let text = JSONWriter(indent: 2).string(document)
@@ -100,7 +112,8 @@ enum ExportCommands {
     static let postmanCollection = CommandSpec(
         path: ["export", "postman-collection"],
         summary: "Recorded requests as a Postman Collection v2.1 using the environment's variables.",
-        usage: "export postman-collection [all|last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--limit N] [--to TARGET]",
+        usage:
+            "export postman-collection [all|last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--limit N] [--to TARGET]",
         discussion: """
             The session's base URL becomes {{baseUrl}}, its token {{authToken}}, the user's
             identifier {{userId}} (as a whole path segment, query value, header value or JSON
@@ -115,10 +128,13 @@ enum ExportCommands {
         let redactor = try invocation.redactor(for: session)
         let collection = PostmanCollection(responses, session: session, redactor: redactor)
         if collection.binaryBodiesLeftOut > 0 {
-            invocation.diagnostics.notice("\(collection.binaryBodiesLeftOut) binary request bodies are not included (body mode file, no file chosen)")
+            invocation.diagnostics.notice(
+                "\(collection.binaryBodiesLeftOut) binary request bodies are not included (body mode file, no file chosen)"
+            )
         }
         let text = JSONWriter(indent: 2).string(collection.document)
-        try OutputRouter(invocation: invocation).deliver(payload(text, session: session, revealed: redactor == nil, kind: .json))
+        try OutputRouter(invocation: invocation).deliver(
+            payload(text, session: session, revealed: redactor == nil, kind: .json))
     }
 
     /// A payload marked secret when it was revealed and holds the session's token, so a
@@ -184,7 +200,9 @@ enum ExportFiles {
         try makeDirectory(directory)
         var template = Array((directory + "/" + prefix + "XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw CommandError(.ioError, "cannot create a file in \(directory): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw CommandError(.ioError, "cannot create a file in \(directory): \(String(cString: strerror(errno)))")
+        }
         close(fd)
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

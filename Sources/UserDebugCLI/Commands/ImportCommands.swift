@@ -45,10 +45,12 @@ enum ImportCommands {
         for skipped in har.skipped {
             var url = redactor?.redactURL(skipped.url) ?? skipped.url
             if url.count > 80 { url = String(url.prefix(77)) + "…" }
-            invocation.diagnostics.notice("skipped entry \(skipped.index) (\(skipped.method) \(url)): \(skipped.reason)")
+            invocation.diagnostics.notice(
+                "skipped entry \(skipped.index) (\(skipped.method) \(url)): \(skipped.reason)")
         }
         guard !har.responses.isEmpty else {
-            throw CommandError(.dataError, "\(source): nothing to import (\(har.entryCount) entries, \(har.skipped.count) skipped)")
+            throw CommandError(
+                .dataError, "\(source): nothing to import (\(har.entryCount) entries, \(har.skipped.count) skipped)")
         }
         var responses = har.responses
         let tags = invocation.arguments.all("tag")

@@ -26,7 +26,8 @@ enum MenuCommand {
             let renderer = MenuRenderer(
                 session: session.context.session,
                 knownSecret: invocation.arguments.has("reveal") ? nil : session.context.session.token)
-            let payload = invocation.arguments.has("json")
+            let payload =
+                invocation.arguments.has("json")
                 ? Payload(text: renderer.json(session.elements), kind: .json)
                 : Payload(text: renderer.text(session.elements))
             try StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal).write(payload)

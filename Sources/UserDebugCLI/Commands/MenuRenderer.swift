@@ -9,12 +9,13 @@ struct MenuRenderer {
 
     /// `{"title", "session", "user", "elements": [...]}`; see `element(_:)` for an element.
     func json(_ elements: [MenuElement]) -> String {
-        let document = JSONValue.object(JSONObject([
-            .init(key: "title", value: .string("Debug menu")),
-            .init(key: "session", value: .string(session.name)),
-            .init(key: "user", value: .string(session.user.identifier)),
-            .init(key: "elements", value: .array(elements.map(element))),
-        ]))
+        let document = JSONValue.object(
+            JSONObject([
+                .init(key: "title", value: .string("Debug menu")),
+                .init(key: "session", value: .string(session.name)),
+                .init(key: "user", value: .string(session.user.identifier)),
+                .init(key: "elements", value: .array(elements.map(element))),
+            ]))
         return JSONWriter(indent: 2).string(document)
     }
 
@@ -41,12 +42,13 @@ struct MenuRenderer {
                 .init(key: "children", value: .array(submenu.children.map(self.element))),
             ]
         case .deferred(let deferred):
-            let (state, message): (String, String?) = switch deferred.state {
-            case .pending: ("pending", nil)
-            case .resolved: ("resolved", nil)
-            case .failed(let reason): ("failed", reason)
-            case .timedOut: ("timedOut", "no answer within \(formatNumber(deferred.timeout)) s")
-            }
+            let (state, message): (String, String?) =
+                switch deferred.state {
+                case .pending: ("pending", nil)
+                case .resolved: ("resolved", nil)
+                case .failed(let reason): ("failed", reason)
+                case .timedOut: ("timedOut", "no answer within \(formatNumber(deferred.timeout)) s")
+                }
             members = [
                 .init(key: "type", value: .string("deferred")),
                 .init(key: "id", value: .string(deferred.id)),
@@ -76,7 +78,8 @@ struct MenuRenderer {
                     rows.append((indent + submenu.id, clean(submenu.title) + " ▸"))
                     walk(submenu.children, depth: depth + 1)
                 case .deferred(let deferred):
-                    rows.append((indent + deferred.id, clean(deferred.displayTitle) + (element.children.isEmpty ? "" : " ▸")))
+                    rows.append(
+                        (indent + deferred.id, clean(deferred.displayTitle) + (element.children.isEmpty ? "" : " ▸")))
                     walk(element.children, depth: depth + 1)
                 }
             }

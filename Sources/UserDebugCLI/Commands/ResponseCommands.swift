@@ -21,7 +21,9 @@ enum ResponseCommands {
         let (value, source) = try InputReader.readJSON(invocation.arguments.positionals.first)
         let documents: [(JSONValue, String)]
         if case .array(let elements) = value {
-            guard !elements.isEmpty else { throw CommandError(.dataError, "\(source): the array is empty; nothing to record") }
+            guard !elements.isEmpty else {
+                throw CommandError(.dataError, "\(source): the array is empty; nothing to record")
+            }
             documents = elements.enumerated().map { ($0.element, "[\($0.offset)]") }
         } else {
             documents = [(value, "")]
@@ -30,10 +32,13 @@ enum ResponseCommands {
         for (document, prefix) in documents {
             do {
                 var response = try ResponseDocument.decode(document)
-                for tag in invocation.arguments.all("tag") where !response.tags.contains(tag) { response.tags.append(tag) }
+                for tag in invocation.arguments.all("tag") where !response.tags.contains(tag) {
+                    response.tags.append(tag)
+                }
                 responses.append(response)
             } catch let error as DocumentError {
-                throw CommandError(.dataError, "\(source)\(prefix.isEmpty ? "" : " element \(prefix)"): \(error.description)")
+                throw CommandError(
+                    .dataError, "\(source)\(prefix.isEmpty ? "" : " element \(prefix)"): \(error.description)")
             }
         }
         let ids = try invocation.storeForWriting().record(responses, session: invocation.arguments.value("session"))

@@ -33,12 +33,16 @@ enum ActionRun {
     /// Requests a menu, displays it (headless), performs `id`, delivers the payload through
     /// `OutputRouter`. Single-threaded unless `id` is only found after resolving deferred
     /// elements.
-    static func perform(_ id: String, invocation: Invocation, responses: ResponseLogProvider = ResponseLogProvider()) throws {
-        let providers: [any DebugActionProvider] = builtinIDs.contains(id)
+    static func perform(_ id: String, invocation: Invocation, responses: ResponseLogProvider = ResponseLogProvider())
+        throws
+    {
+        let providers: [any DebugActionProvider] =
+            builtinIDs.contains(id)
             ? [UserActionProvider(), responses]
             : MenuSources.allProviders(invocation, responses: responses)
         let session = try MenuSession.request(
-            providers: providers, context: { try MenuSources.context(invocation) }, observers: MenuSources.observers(invocation))
+            providers: providers, context: { try MenuSources.context(invocation) },
+            observers: MenuSources.observers(invocation))
         try session.display()
         try session.perform(id) { payload in
             try OutputRouter(invocation: invocation).deliver(payload)
@@ -64,7 +68,9 @@ enum MenuSources {
 
     /// Built-ins, then the config's actions, then the backend section. The config is read inside
     /// the providers, so a bad file fails the menu after `requested` (and `--trace` shows it).
-    static func allProviders(_ invocation: Invocation, responses: ResponseLogProvider = ResponseLogProvider()) -> [any DebugActionProvider] {
+    static func allProviders(_ invocation: Invocation, responses: ResponseLogProvider = ResponseLogProvider())
+        -> [any DebugActionProvider]
+    {
         [
             UserActionProvider(),
             responses,
@@ -81,10 +87,13 @@ enum MenuSources {
     static func observers(_ invocation: Invocation) -> [MenuObserver] {
         guard invocation.arguments.has("trace") else { return [] }
         let isTerminal = invocation.diagnostics.isTerminal
-        return [MenuObserver { event in
-            // Events can carry messages built from recorded data; a terminal gets them escaped.
-            let line = "userdebug: trace: \(event)"
-            try? writeAll(Array(((isTerminal ? TerminalText.escape(line) : line) + "\n").utf8), to: 2, name: "standard error")
-        }]
+        return [
+            MenuObserver { event in
+                // Events can carry messages built from recorded data; a terminal gets them escaped.
+                let line = "userdebug: trace: \(event)"
+                try? writeAll(
+                    Array(((isTerminal ? TerminalText.escape(line) : line) + "\n").utf8), to: 2, name: "standard error")
+            }
+        ]
     }
 }

@@ -36,13 +36,15 @@ enum SessionCommands {
         let makeCurrent = !invocation.arguments.has("keep-current")
         try store.saveSession(session, makeCurrent: makeCurrent)
         invocation.diagnostics.notice(
-            "recorded session '\(session.name)' (user \(session.user.identifier))\(makeCurrent ? "; it is now current" : "")")
+            "recorded session '\(session.name)' (user \(session.user.identifier))\(makeCurrent ? "; it is now current" : "")"
+        )
     }
 
     static let setCommand = CommandSpec(
         path: ["session", "set"],
         summary: "Create or update a session from flags.",
-        usage: "session set [--session NAME] [--id ID] [--name NAME] [--token TOKEN|--token-stdin] [--base-url URL] [--environment ENV]",
+        usage:
+            "session set [--session NAME] [--id ID] [--name NAME] [--token TOKEN|--token-stdin] [--base-url URL] [--environment ENV]",
         discussion: """
             Updates the named session (--session, else the current one, else "default"); fields not
             given keep their values. A new session needs --id. --token-stdin reads the token from
@@ -52,7 +54,9 @@ enum SessionCommands {
         options: [
             .value("id", "ID", "The user's identifier."),
             .value("name", "NAME", "The user's display name."),
-            .value("token", "TOKEN", "The auth token (visible to other local users in the process list; prefer --token-stdin)."),
+            .value(
+                "token", "TOKEN",
+                "The auth token (visible to other local users in the process list; prefer --token-stdin)."),
             .flag("token-stdin", "Read the auth token from standard input."),
             .value("base-url", "URL", "The backend's base URL."),
             .value("environment", "ENV", "The environment label."),
@@ -89,7 +93,8 @@ enum SessionCommands {
         }
         if let url = arguments.value("base-url") { session.baseURL = url }
         if let environment = arguments.value("environment") { session.environment = environment }
-        try store.saveSession(session, makeCurrent: try store.currentSessionName() == nil || arguments.value("session") == nil)
+        try store.saveSession(
+            session, makeCurrent: try store.currentSessionName() == nil || arguments.value("session") == nil)
         invocation.diagnostics.notice("saved session '\(session.name)' (user \(session.user.identifier))")
     }
 
@@ -153,7 +158,8 @@ enum SessionCommands {
         }
         let reveal = invocation.arguments.has("reveal")
         let shown = try invocation.redactor(for: session)?.redact(session) ?? session
-        let document = SessionDocument.encode(shown, reveal: reveal, isCurrent: try store.currentSessionName() == session.name)
+        let document = SessionDocument.encode(
+            shown, reveal: reveal, isCurrent: try store.currentSessionName() == session.name)
         let text = JSONWriter(keyOrder: .given, indent: 2).string(document)
         try StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal).write(Payload(text: text, kind: .json))
     }
@@ -199,7 +205,8 @@ enum SessionCommands {
         let clipboard = invocation.clipboardFactory(invocation.variable("DISPLAY"))
         let bytes = try clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 5)
         guard bytes.count <= InputReader.defaultLimit else {
-            throw CommandError(.dataError, "the clipboard holds \(bytes.count) bytes, more than the 64 MiB limit for a document")
+            throw CommandError(
+                .dataError, "the clipboard holds \(bytes.count) bytes, more than the 64 MiB limit for a document")
         }
         do {
             return (try JSONParser().parse(bytes), "the clipboard")
@@ -213,7 +220,10 @@ enum SessionCommands {
         if name.isEmpty || name.count > 128 || name.hasPrefix("-")
             || name.unicodeScalars.contains(where: { TerminalSafety.isUnsafe($0) })
         {
-            throw CommandError(.usage, "invalid session name '\(TerminalText.escape(name))': 1–128 printable characters, not starting with '-'")
+            throw CommandError(
+                .usage,
+                "invalid session name '\(TerminalText.escape(name))': 1–128 printable characters, not starting with '-'"
+            )
         }
         return name
     }

@@ -15,7 +15,9 @@ struct OptionSpec: Sendable {
         OptionSpec(name: name, short: short, valueName: nil, help: help)
     }
 
-    static func value(_ name: String, _ valueName: String, short: Character? = nil, repeatable: Bool = false, _ help: String) -> OptionSpec {
+    static func value(
+        _ name: String, _ valueName: String, short: Character? = nil, repeatable: Bool = false, _ help: String
+    ) -> OptionSpec {
         OptionSpec(name: name, short: short, valueName: valueName, repeatable: repeatable, help: help)
     }
 }

@@ -30,13 +30,17 @@ struct ParsedArguments: Sendable {
                 continue
             case .option(let name, let inlineValue, _):
                 guard let found = lookup(name) else {
-                    throw UsageError(message: "unknown option '--\(name)' for '\(spec.path.joined(separator: " "))'", command: spec.path)
+                    throw UsageError(
+                        message: "unknown option '--\(name)' for '\(spec.path.joined(separator: " "))'",
+                        command: spec.path)
                 }
                 option = found
                 inline = inlineValue
             case .shortOption(let letter, _):
                 guard let found = options.first(where: { $0.short == letter }) else {
-                    throw UsageError(message: "unknown option '-\(letter)' for '\(spec.path.joined(separator: " "))'", command: spec.path)
+                    throw UsageError(
+                        message: "unknown option '-\(letter)' for '\(spec.path.joined(separator: " "))'",
+                        command: spec.path)
                 }
                 option = found
             }
@@ -59,7 +63,8 @@ struct ParsedArguments: Sendable {
                                 + "to pass a value that starts with '-', write --\(option.name)=\(raw)",
                             command: spec.path)
                     }
-                    throw UsageError(message: "option '--\(option.name)' needs a value (\(option.valueName!))", command: spec.path)
+                    throw UsageError(
+                        message: "option '--\(option.name)' needs a value (\(option.valueName!))", command: spec.path)
                 }
                 value = next
                 position += 1
@@ -71,7 +76,8 @@ struct ParsedArguments: Sendable {
         }
         if parsed.positionals.count > spec.maxPositionals {
             let extra = parsed.positionals[spec.maxPositionals]
-            throw UsageError(message: "unexpected argument '\(extra)' for '\(spec.path.joined(separator: " "))'", command: spec.path)
+            throw UsageError(
+                message: "unexpected argument '\(extra)' for '\(spec.path.joined(separator: " "))'", command: spec.path)
         }
         return parsed
     }

@@ -29,7 +29,10 @@ enum Tokenizer {
             } else if argument.hasPrefix("--") {
                 let body = argument.dropFirst(2)
                 if let equals = body.firstIndex(of: "=") {
-                    tokens.append(.option(name: String(body[..<equals]), inlineValue: String(body[body.index(after: equals)...]), index: index))
+                    tokens.append(
+                        .option(
+                            name: String(body[..<equals]), inlineValue: String(body[body.index(after: equals)...]),
+                            index: index))
                 } else {
                     tokens.append(.option(name: String(body), inlineValue: nil, index: index))
                 }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import UserDebugKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The process's environment as a dictionary, read from `environ` (no Foundation on the hot path).
 func processEnvironment() -> [String: String] {
@@ -76,7 +77,8 @@ final class Invocation: @unchecked Sendable {
     func storeForReading() throws -> SessionStore {
         if let writeStore { return writeStore }
         if let readStore { return readStore }
-        let store = try SessionStore.open(path: paths.databasePath, mode: .readOnly, busyTimeoutMilliseconds: busyTimeout)
+        let store = try SessionStore.open(
+            path: paths.databasePath, mode: .readOnly, busyTimeoutMilliseconds: busyTimeout)
         readStore = store
         report(store.warnings)
         return store
@@ -85,7 +87,8 @@ final class Invocation: @unchecked Sendable {
     /// The store opened for writing, created when missing, with the configured retention.
     func storeForWriting() throws -> SessionStore {
         if let writeStore { return writeStore }
-        let store = try SessionStore.open(path: paths.databasePath, mode: .readWrite, busyTimeoutMilliseconds: busyTimeout)
+        let store = try SessionStore.open(
+            path: paths.databasePath, mode: .readWrite, busyTimeoutMilliseconds: busyTimeout)
         let retention = try config().retention
         store.retention = RetentionPolicy(maxCount: retention.maxResponses, maxBytes: retention.maxBytes)
         writeStore = store

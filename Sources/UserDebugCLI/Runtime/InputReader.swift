@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import UserDebugKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Reads an input document from a file or stdin, refusing more than `limit` bytes without
 /// reading past the limit (a 1 GiB file is refused after 64 MiB, not after reading it all).
@@ -9,12 +10,15 @@ enum InputReader {
     /// Input documents larger than this are refused (exit 65).
     static let defaultLimit = 64 * 1024 * 1024
 
-    static func read(_ path: String?, limit: Int = defaultLimit) throws(CommandError) -> (bytes: [UInt8], name: String) {
+    static func read(_ path: String?, limit: Int = defaultLimit) throws(CommandError) -> (bytes: [UInt8], name: String)
+    {
         let name = path == nil || path == "-" ? "standard input" : path!
         let fd: Int32
         if path == nil || path == "-" {
             if isatty(0) == 1 {
-                throw CommandError(.usage, "expected a JSON document on standard input (or a FILE argument), but standard input is a terminal")
+                throw CommandError(
+                    .usage,
+                    "expected a JSON document on standard input (or a FILE argument), but standard input is a terminal")
             }
             fd = 0
         } else {
@@ -31,7 +35,10 @@ enum InputReader {
             throw CommandError(.noInput, "\(name) is a directory, not a JSON document")
         }
         if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > limit {
-            throw CommandError(.dataError, "\(name) is \(Int(info.st_size)) bytes, larger than the \(limit / 1024 / 1024) MiB limit for an input document")
+            throw CommandError(
+                .dataError,
+                "\(name) is \(Int(info.st_size)) bytes, larger than the \(limit / 1024 / 1024) MiB limit for an input document"
+            )
         }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -43,7 +50,8 @@ enum InputReader {
             }
             if count == 0 { break }
             if bytes.count + count > limit {
-                throw CommandError(.dataError, "\(name) is larger than the \(limit / 1024 / 1024) MiB limit for an input document")
+                throw CommandError(
+                    .dataError, "\(name) is larger than the \(limit / 1024 / 1024) MiB limit for an input document")
             }
             bytes.append(contentsOf: chunk[0..<count])
         }

@@ -11,9 +11,11 @@ enum OutputTarget: String, CaseIterable, Sendable {
 
     static let option = OptionSpec.value(
         "to", "TARGET", "Where the result goes: auto, stdout, clipboard, primary or both (default auto).")
-    static let lifetimeOption = OptionSpec.value("lifetime", "SECONDS", "Stop serving the selection after this many seconds.")
+    static let lifetimeOption = OptionSpec.value(
+        "lifetime", "SECONDS", "Stop serving the selection after this many seconds.")
     static let handOffOption = OptionSpec.flag(
-        "hand-off", "Hand the content to a running clipboard manager at once and stop serving (keep serving without one).")
+        "hand-off",
+        "Hand the content to a running clipboard manager at once and stop serving (keep serving without one).")
     static let newOwnerOption = OptionSpec.flag(
         "new-owner", "Start a new owner process even if one of ours already serves the selection.")
 }
@@ -50,7 +52,10 @@ struct OutputRouter {
     private func chosenTarget() throws -> OutputTarget {
         if let text = invocation.arguments.value("to") {
             guard let target = OutputTarget(rawValue: text) else {
-                throw CommandError(.usage, "unknown --to '\(text)'; expected one of: \(OutputTarget.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw CommandError(
+                    .usage,
+                    "unknown --to '\(text)'; expected one of: \(OutputTarget.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             return target
         }

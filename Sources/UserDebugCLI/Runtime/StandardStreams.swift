@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import UserDebugKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a file descriptor is connected to; decides where output goes by default.
 enum StreamKind: Equatable, Sendable {

@@ -83,11 +83,14 @@ public struct ActionTemplate: Sendable, Equatable {
         case "response" where responseFields.contains(pieces[1]):
             return .value(.response(pieces[1]), urlEncoded: urlEncoded)
         case "session":
-            throw SyntaxError(message: "{{\(inside)}}: unknown session field; known: \(sessionFields.joined(separator: ", "))")
+            throw SyntaxError(
+                message: "{{\(inside)}}: unknown session field; known: \(sessionFields.joined(separator: ", "))")
         case "response":
-            throw SyntaxError(message: "{{\(inside)}}: unknown response field; known: \(responseFields.joined(separator: ", "))")
+            throw SyntaxError(
+                message: "{{\(inside)}}: unknown response field; known: \(responseFields.joined(separator: ", "))")
         default:
-            throw SyntaxError(message: "{{\(inside)}}: unknown name \"\(pieces[0])\"; expected user, session or response")
+            throw SyntaxError(
+                message: "{{\(inside)}}: unknown name \"\(pieces[0])\"; expected user, session or response")
         }
     }
 
@@ -119,7 +122,8 @@ public struct ActionTemplate: Sendable, Equatable {
             case .value(let placeholder, let urlEncoded):
                 if case .response = placeholder, lastResponse == nil {
                     guard let found = try context.response(.newest(ResponseQuery())) else {
-                        throw ActionError.missing("{{\(placeholder)}}: session '\(context.session.name)' has no recorded response")
+                        throw ActionError.missing(
+                            "{{\(placeholder)}}: session '\(context.session.name)' has no recorded response")
                     }
                     lastResponse = try context.redactor()?.redact(found) ?? found
                 }
@@ -130,7 +134,9 @@ public struct ActionTemplate: Sendable, Equatable {
         return text
     }
 
-    private static func value(_ placeholder: Placeholder, context: ActionContext, response: BackendResponse?) throws -> String {
+    private static func value(_ placeholder: Placeholder, context: ActionContext, response: BackendResponse?) throws
+        -> String
+    {
         let session = context.session
         func required(_ value: String?) throws -> String {
             guard let value else { throw ActionError.missing("{{\(placeholder)}}: session '\(session.name)' has none") }
@@ -160,8 +166,9 @@ public struct ActionTemplate: Sendable, Equatable {
         var out: [UInt8] = []
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.append(byte)
             default:
                 out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
@@ -175,7 +182,9 @@ extension StringProtocol {
     /// Without leading and trailing spaces and tabs (no Foundation for `trimmingCharacters`).
     var trimmingSpaces: String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }

@@ -26,41 +26,57 @@ public struct BackendProvider: DebugActionProvider {
     public func menuElements(in context: ActionContext) throws -> [MenuElement] {
         guard let path = settings.path else { return [] }
         let settings = self.settings
-        return [.deferred(DeferredElement(id: Self.sectionID, title: "From the backend", timeout: settings.timeoutSeconds) { context in
-            let (status, body) = try Self.fetch(path: path, settings: settings, session: context.session, environment: context.environment)
-            try Task.checkCancellation()
-            guard (200...299).contains(status) else { throw ActionError.missing("HTTP \(status)") }
-            return try Self.actions(for: body, context: context)
-        })]
+        return [
+            .deferred(
+                DeferredElement(id: Self.sectionID, title: "From the backend", timeout: settings.timeoutSeconds) {
+                    context in
+                    let (status, body) = try Self.fetch(
+                        path: path, settings: settings, session: context.session, environment: context.environment)
+                    try Task.checkCancellation()
+                    guard (200...299).contains(status) else { throw ActionError.missing("HTTP \(status)") }
+                    return try Self.actions(for: body, context: context)
+                })
+        ]
     }
 
     /// Runs curl; returns the status and the body.
-    static func fetch(path: String, settings: Config.Backend, session: Session, environment: [String: String]) throws -> (Int, [UInt8]) {
-        guard var base = session.baseURL, !base.isEmpty else { throw ActionError.missing("session '\(session.name)' has no baseURL") }
+    static func fetch(path: String, settings: Config.Backend, session: Session, environment: [String: String]) throws
+        -> (Int, [UInt8])
+    {
+        guard var base = session.baseURL, !base.isEmpty else {
+            throw ActionError.missing("session '\(session.name)' has no baseURL")
+        }
         while base.hasSuffix("/") { base.removeLast() }
         var config = "url = \(try quoted(base + path))\nheader = \"Accept: application/json\"\n"
         if let token = session.token, !token.isEmpty {
             config += "header = \(try quoted("Authorization: Bearer " + token))\n"
         }
-        let argv = [settings.curl, "-sS", "--proto", "=http,https", "--max-time", formatSeconds(settings.timeoutSeconds),
-                    "-K", "-", "-w", "\n%{http_code}"]
+        let argv = [
+            settings.curl, "-sS", "--proto", "=http,https", "--max-time", formatSeconds(settings.timeoutSeconds),
+            "-K", "-", "-w", "\n%{http_code}",
+        ]
         let result: ProcessRunner.Result
         do {
-            result = try ProcessRunner(timeout: settings.timeoutSeconds + 1).run(argv, environment: environment, stdin: Array(config.utf8))
+            result = try ProcessRunner(timeout: settings.timeoutSeconds + 1).run(
+                argv, environment: environment, stdin: Array(config.utf8))
         } catch {
             switch error {
             case .notStarted(let reason): throw ActionError.commandNotStarted(command: settings.curl, reason: reason)
             case .timedOut: throw ActionError.commandTimedOut(command: settings.curl, seconds: settings.timeoutSeconds)
-            case .outputTooLarge: throw ActionError.outputTooLarge(command: settings.curl, limit: ProcessRunner(timeout: 0).outputLimit)
+            case .outputTooLarge:
+                throw ActionError.outputTooLarge(command: settings.curl, limit: ProcessRunner(timeout: 0).outputLimit)
             }
         }
         guard result.status == 0 else {
-            let message = String(decoding: result.stderr, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+            let message =
+                String(decoding: result.stderr, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
             throw ActionError.commandFailed(command: settings.curl, status: result.status, stderr: message)
         }
         // `-w "\n%{http_code}"` appends a newline and three digits after the body.
         let out = result.stdout
-        guard out.count >= 4, out[out.count - 4] == 0x0A, let status = Int(String(decoding: out.suffix(3), as: UTF8.self)) else {
+        guard out.count >= 4, out[out.count - 4] == 0x0A,
+            let status = Int(String(decoding: out.suffix(3), as: UTF8.self))
+        else {
             throw ActionError.missing("curl's answer did not end with a status code")
         }
         return (status, Array(out.dropLast(4)))
@@ -70,10 +86,13 @@ public struct BackendProvider: DebugActionProvider {
     static func actions(for body: [UInt8], context: ActionContext) throws -> [MenuElement] {
         let json = try? JSONParser().parse(body)
         var elements: [MenuElement] = [
-            .action(DebugAction(id: "backend.body", title: "Print the Answer", subtitle: "\(body.count) bytes") { context in
-                let shown = try context.redactor()?.redactBody(body, contentType: json == nil ? nil : "application/json") ?? body
-                return Payload(bytes: shown, kind: json == nil ? .text : .json)
-            })
+            .action(
+                DebugAction(id: "backend.body", title: "Print the Answer", subtitle: "\(body.count) bytes") { context in
+                    let shown =
+                        try context.redactor()?.redactBody(body, contentType: json == nil ? nil : "application/json")
+                        ?? body
+                    return Payload(bytes: shown, kind: json == nil ? .text : .json)
+                })
         ]
         guard let object = json?.objectValue else { return elements }
         let policy = try context.redactor()?.policy ?? .default
@@ -82,12 +101,16 @@ public struct BackendProvider: DebugActionProvider {
             let key = member.key.lowercased()
             // Keys that are not id-shaped, or collide once lowercased, get no action: `run` needs
             // one unambiguous id per action.
-            guard let value = member.value.scalarText, ConfigAction.isWellFormed(key), used.insert(key).inserted else { continue }
+            guard let value = member.value.scalarText, ConfigAction.isWellFormed(key), used.insert(key).inserted else {
+                continue
+            }
             let secret = policy.isSensitiveField(member.key)
-            elements.append(.action(DebugAction(
-                id: "backend.field.\(key)", title: "Copy \(member.key)",
-                subtitle: secret ? nil : value, isSecret: secret
-            ) { _ in Payload(text: value) }))
+            elements.append(
+                .action(
+                    DebugAction(
+                        id: "backend.field.\(key)", title: "Copy \(member.key)",
+                        subtitle: secret ? nil : value, isSecret: secret
+                    ) { _ in Payload(text: value) }))
         }
         return elements
     }

@@ -14,12 +14,13 @@ public struct ConfigActionProvider: DebugActionProvider {
     /// One menu action per config action.
     public func menuElements(in context: ActionContext) throws -> [MenuElement] {
         actions.map { action in
-            .action(DebugAction(
-                id: action.id, title: action.title, subtitle: action.subtitle, keyHint: action.keyHint,
-                isSecret: action.isSecret
-            ) { context in
-                try Self.produce(action, in: context)
-            })
+            .action(
+                DebugAction(
+                    id: action.id, title: action.title, subtitle: action.subtitle, keyHint: action.keyHint,
+                    isSecret: action.isSecret
+                ) { context in
+                    try Self.produce(action, in: context)
+                })
         }
     }
 
@@ -32,12 +33,14 @@ public struct ConfigActionProvider: DebugActionProvider {
         let argv = try command.map { try $0.render(in: context) }
         let result: ProcessRunner.Result
         do {
-            result = try ProcessRunner(timeout: action.timeoutSeconds).run(argv, environment: context.environment, stdin: Array(text.utf8))
+            result = try ProcessRunner(timeout: action.timeoutSeconds).run(
+                argv, environment: context.environment, stdin: Array(text.utf8))
         } catch {
             switch error {
             case .notStarted(let reason): throw ActionError.commandNotStarted(command: argv[0], reason: reason)
             case .timedOut: throw ActionError.commandTimedOut(command: argv[0], seconds: action.timeoutSeconds)
-            case .outputTooLarge: throw ActionError.outputTooLarge(command: argv[0], limit: ProcessRunner(timeout: 0).outputLimit)
+            case .outputTooLarge:
+                throw ActionError.outputTooLarge(command: argv[0], limit: ProcessRunner(timeout: 0).outputLimit)
             }
         }
         guard result.status == 0 else {

@@ -66,7 +66,8 @@ public enum ActionError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot run '\(command)': \(reason)"
         case .commandFailed(let command, let status, let stderr):
             let detail = stderr.isEmpty ? "" : ": " + stderr
-            return "'\(command)' failed (\(status < 0 ? "killed by signal \(-status)" : "exit status \(status)"))\(detail)"
+            return
+                "'\(command)' failed (\(status < 0 ? "killed by signal \(-status)" : "exit status \(status)"))\(detail)"
         case .commandTimedOut(let command, let seconds):
             return "'\(command)' did not finish within \(formatSeconds(seconds)) s and was killed"
         case .outputTooLarge(let command, let limit):

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Resolves deferred elements concurrently, each against its own deadline, and never waits
@@ -23,18 +23,19 @@ enum DeferredResolver {
         for (index, element) in pending.enumerated() {
             let deadline = start + element.timeout
             let thread = ResolverThread()
-            tasks.append(Task.detached(executorPreference: thread) {
-                defer { thread.finish() }
-                let outcome: DeferredElement.State
-                do {
-                    outcome = .resolved(try await element.resolve(context))
-                } catch is CancellationError {
-                    outcome = .timedOut
-                } catch {
-                    outcome = .failed(String(describing: error))
-                }
-                board.post(index, outcome, arrivedBy: deadline)
-            })
+            tasks.append(
+                Task.detached(executorPreference: thread) {
+                    defer { thread.finish() }
+                    let outcome: DeferredElement.State
+                    do {
+                        outcome = .resolved(try await element.resolve(context))
+                    } catch is CancellationError {
+                        outcome = .timedOut
+                    } catch {
+                        outcome = .failed(String(describing: error))
+                    }
+                    board.post(index, outcome, arrivedBy: deadline)
+                })
         }
         let states = board.wait(deadlines: pending.map { start + $0.timeout })
         for (task, state) in zip(tasks, states) where state == nil { task.cancel() }
@@ -56,7 +57,9 @@ enum DeferredResolver {
         }
     }
 
-    private static func replace(_ elements: [MenuElement], with states: [String: DeferredElement.State]) -> [MenuElement] {
+    private static func replace(_ elements: [MenuElement], with states: [String: DeferredElement.State])
+        -> [MenuElement]
+    {
         elements.map { element in
             switch element {
             case .deferred(let deferred):
@@ -80,7 +83,7 @@ enum DeferredResolver {
 /// Where resolver tasks post their outcomes and the caller waits for them.
 private final class ResultBoard: @unchecked Sendable {
     private var states: [DeferredElement.State?]
-        // Allocated, not stored inline: pthread objects must not move, and Swift does not promise
+    // Allocated, not stored inline: pthread objects must not move, and Swift does not promise
     // a stable address for a stored property passed with `&`.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs a program from an argv array — no shell, so a value with spaces, quotes or `$(…)` is
@@ -41,7 +41,9 @@ public struct ProcessRunner: Sendable {
     /// Runs `argv` (argv[0] is looked up in PATH) with `environment` and `stdin`.
     public func run(_ argv: [String], environment: [String: String], stdin: [UInt8] = []) throws(Failure) -> Result {
         precondition(!argv.isEmpty, "argv needs a program")
-        var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1], errors: [Int32] = [-1, -1]
+        var input: [Int32] = [-1, -1]
+        var output: [Int32] = [-1, -1]
+        var errors: [Int32] = [-1, -1]
         guard Self.closeOnExecPipe(&input), Self.closeOnExecPipe(&output), Self.closeOnExecPipe(&errors) else {
             for fd in input + output + errors where fd >= 0 { close(fd) }
             throw .notStarted(String(cString: strerror(errno)))
@@ -58,7 +60,8 @@ public struct ProcessRunner: Sendable {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         // Its own process group, so a timeout kills what it started too (a shell's children).
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attributes, 0)
         var noSignals = sigset_t()
         sigemptyset(&noSignals)
@@ -73,15 +76,20 @@ public struct ProcessRunner: Sendable {
         defer { (cArgs + cEnv).forEach { free($0) } }
         var pid = pid_t()
         let spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
-        close(input[0]); close(output[1]); close(errors[1])
+        close(input[0])
+        close(output[1])
+        close(errors[1])
         guard spawned == 0 else {
-            close(input[1]); close(output[0]); close(errors[0])
+            close(input[1])
+            close(output[0])
+            close(errors[0])
             throw .notStarted(String(cString: strerror(spawned)))
         }
         let pumped = Swift.Result<(stdout: [UInt8], stderr: [UInt8]), Failure> { () throws(Failure) in
             try pump(stdin: stdin, input: input[1], output: output[0], errors: errors[0])
         }
-        close(output[0]); close(errors[0])
+        close(output[0])
+        close(errors[0])
         if case .failure = pumped { kill(-pid, SIGKILL) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -101,9 +109,12 @@ public struct ProcessRunner: Sendable {
 
     /// Writes stdin and reads stdout and stderr until both close, within the timeout. Closes
     /// `input` (the child then sees the end of its stdin) once everything is written.
-    private func pump(stdin: [UInt8], input: Int32, output: Int32, errors: Int32) throws(Failure) -> (stdout: [UInt8], stderr: [UInt8]) {
+    private func pump(stdin: [UInt8], input: Int32, output: Int32, errors: Int32) throws(Failure) -> (
+        stdout: [UInt8], stderr: [UInt8]
+    ) {
         let deadline = monotonicSeconds() + timeout
-        var stdout: [UInt8] = [], stderr: [UInt8] = []
+        var stdout: [UInt8] = []
+        var stderr: [UInt8] = []
         var written = 0
         var writing = !stdin.isEmpty
         defer { if writing { close(input) } }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A task executor with a thread of its own, for one deferred resolver.
@@ -21,11 +21,13 @@ final class ResolverThread: TaskExecutor, @unchecked Sendable {
         pthread_cond_init(condition, nil)
         let box = Unmanaged.passRetained(self)
         var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { raw in
-            let executor = Unmanaged<ResolverThread>.fromOpaque(raw!).takeRetainedValue()
-            executor.loop()
-            return nil
-        }, box.toOpaque())
+        let started = pthread_create(
+            &thread, nil,
+            { raw in
+                let executor = Unmanaged<ResolverThread>.fromOpaque(raw!).takeRetainedValue()
+                executor.loop()
+                return nil
+            }, box.toOpaque())
         if started == 0 {
             pthread_detach(thread)
         } else {

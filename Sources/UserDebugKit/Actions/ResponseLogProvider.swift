@@ -3,7 +3,8 @@
 /// runs, so showing the menu costs no body reads.
 public struct ResponseLogProvider: DebugActionProvider {
     /// The ids this provider offers; config actions may not reuse them.
-    public static let actionIDs = ["print-response", "print-login-response"]
+    public static let actionIDs =
+        ["print-response", "print-login-response"]
         + (1...5).map { "print-response-\($0)xx" }
 
     /// Which response `print-response` prints (the shortcut command's filters and id).
@@ -25,21 +26,27 @@ public struct ResponseLogProvider: DebugActionProvider {
         let part = self.part
         var byStatus: [MenuElement] = []
         for digit in 1...5 {
-            byStatus.append(.action(Self.printAction(
-                id: "print-response-\(digit)xx", title: "Print Last \(digit)xx Response",
-                selector: .newest(ResponseQuery(statusClass: digit)), part: part)))
+            byStatus.append(
+                .action(
+                    Self.printAction(
+                        id: "print-response-\(digit)xx", title: "Print Last \(digit)xx Response",
+                        selector: .newest(ResponseQuery(statusClass: digit)), part: part)))
         }
         return [
-            .action(Self.printAction(id: "print-response", title: "Print Last Response", keyHint: "R", selector: selector, part: part)),
-            .action(Self.printAction(
-                id: "print-login-response", title: "Print Last Login Response", keyHint: "L",
-                selector: .newest(ResponseQuery(tag: "login")), part: part)),
+            .action(
+                Self.printAction(
+                    id: "print-response", title: "Print Last Response", keyHint: "R", selector: selector, part: part)),
+            .action(
+                Self.printAction(
+                    id: "print-login-response", title: "Print Last Login Response", keyHint: "L",
+                    selector: .newest(ResponseQuery(tag: "login")), part: part)),
             .submenu(Submenu(id: "responses-by-status", title: "Responses by Status", children: byStatus)),
         ]
     }
 
     private static func printAction(
-        id: String, title: String, keyHint: String? = nil, selector: ResponseSelector, part: BuiltinPayloads.ResponsePart
+        id: String, title: String, keyHint: String? = nil, selector: ResponseSelector,
+        part: BuiltinPayloads.ResponsePart
     ) -> DebugAction {
         DebugAction(id: id, title: title, keyHint: keyHint) { context in
             guard let response = try context.response(selector) else {

@@ -15,21 +15,26 @@ public struct UserActionProvider: DebugActionProvider {
     public func menuElements(in context: ActionContext) throws -> [MenuElement] {
         let user = context.session.user
         return [
-            .action(DebugAction(id: "copy-id", title: "Copy Identifier", subtitle: user.identifier, keyHint: "I") { context in
-                BuiltinPayloads.identifier(of: context.session)
-            }),
-            .action(DebugAction(id: "copy-name", title: "Copy Name", subtitle: user.name, keyHint: "N") { context in
-                BuiltinPayloads.name(of: context.session)
-            }),
-            .action(DebugAction(id: "dump-json", title: "Dump JSON", keyHint: "J") { context in
-                BuiltinPayloads.userJSON(of: context.session, redactor: try context.redactor())
-            }),
-            .action(DebugAction(id: "copy-token", title: "Copy Token", keyHint: "T", isSecret: true) { context in
-                guard let payload = BuiltinPayloads.token(of: context.session) else {
-                    throw ActionError.missing("session '\(context.session.name)' has no token")
-                }
-                return payload
-            }),
+            .action(
+                DebugAction(id: "copy-id", title: "Copy Identifier", subtitle: user.identifier, keyHint: "I") {
+                    context in
+                    BuiltinPayloads.identifier(of: context.session)
+                }),
+            .action(
+                DebugAction(id: "copy-name", title: "Copy Name", subtitle: user.name, keyHint: "N") { context in
+                    BuiltinPayloads.name(of: context.session)
+                }),
+            .action(
+                DebugAction(id: "dump-json", title: "Dump JSON", keyHint: "J") { context in
+                    BuiltinPayloads.userJSON(of: context.session, redactor: try context.redactor())
+                }),
+            .action(
+                DebugAction(id: "copy-token", title: "Copy Token", keyHint: "T", isSecret: true) { context in
+                    guard let payload = BuiltinPayloads.token(of: context.session) else {
+                        throw ActionError.missing("session '\(context.session.name)' has no token")
+                    }
+                    return payload
+                }),
         ]
     }
 }

@@ -12,7 +12,10 @@ extension Config {
             let object = try reader.members(element, at: key, known: actionKeys)
             let id = try requiredText(object, "id", at: key, reader)
             guard ConfigAction.isWellFormed(id) else {
-                throw reader.error(key + ".id", "\"\(id)\" is not an action id: use 1–64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit")
+                throw reader.error(
+                    key + ".id",
+                    "\"\(id)\" is not an action id: use 1–64 of a-z, 0-9, '.', '_', '-', starting with a letter or digit"
+                )
             }
             if ConfigAction.reservedIDs.contains(id) || id.hasPrefix(BackendProvider.sectionID + ".") {
                 throw reader.error(key + ".id", "\"\(id)\" is a built-in action's id; choose another")
@@ -30,11 +33,14 @@ extension Config {
                 action.command = try command(value, at: key + ".command", reader)
             }
             if let value = object["secret"] {
-                guard case .bool(let flag) = value else { throw reader.error(key + ".secret", "expected true or false, got \(value.kindName)") }
+                guard case .bool(let flag) = value else {
+                    throw reader.error(key + ".secret", "expected true or false, got \(value.kindName)")
+                }
                 action.isSecret = flag
             }
             if let value = object["timeoutSeconds"],
-               let seconds = try reader.positiveSeconds(value, at: key + ".timeoutSeconds", allowsNull: false) {
+                let seconds = try reader.positiveSeconds(value, at: key + ".timeoutSeconds", allowsNull: false)
+            {
                 action.timeoutSeconds = seconds
             }
             guard action.template != nil || action.command != nil else {
@@ -55,11 +61,14 @@ extension Config {
             case .string(let path) where path.hasPrefix("/") && !path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }):
                 config.backend.path = path
             default:
-                throw reader.error("backend.path", "expected a path starting with \"/\" (e.g. \"/me\") or null, got \(describe(value))")
+                throw reader.error(
+                    "backend.path", "expected a path starting with \"/\" (e.g. \"/me\") or null, got \(describe(value))"
+                )
             }
         }
         if let value = object["timeoutSeconds"],
-           let seconds = try reader.positiveSeconds(value, at: "backend.timeoutSeconds", allowsNull: false) {
+            let seconds = try reader.positiveSeconds(value, at: "backend.timeoutSeconds", allowsNull: false)
+        {
             config.backend.timeoutSeconds = seconds
         }
         if let value = object["curl"] {
@@ -78,24 +87,32 @@ extension Config {
             let key = "actions[\(index)]"
             for (position, argument) in (action.command ?? []).enumerated() {
                 if let secret = argument.secrets(policy: policy).first {
-                    throw reader.error(key + ".command[\(position)]",
-                        "{{\(secret)}} is a secret and arguments are visible to every local user; put it in \"template\", which the command reads on stdin")
+                    throw reader.error(
+                        key + ".command[\(position)]",
+                        "{{\(secret)}} is a secret and arguments are visible to every local user; put it in \"template\", which the command reads on stdin"
+                    )
                 }
             }
             if let secret = action.template?.secrets(policy: policy).first, !action.isSecret {
-                throw reader.error(key + ".template",
+                throw reader.error(
+                    key + ".template",
                     "uses {{\(secret)}}, a secret; add \"secret\": true so it is marked and never shown by default")
             }
         }
     }
 
-    private static func command(_ value: JSONValue, at key: String, _ reader: ConfigReader) throws(ConfigError) -> [ActionTemplate] {
+    private static func command(_ value: JSONValue, at key: String, _ reader: ConfigReader) throws(ConfigError)
+        -> [ActionTemplate]
+    {
         guard let elements = value.arrayValue, !elements.isEmpty else {
-            throw reader.error(key, "expected an array of strings (program, then arguments; no shell), got \(describe(value))")
+            throw reader.error(
+                key, "expected an array of strings (program, then arguments; no shell), got \(describe(value))")
         }
         var argv: [ActionTemplate] = []
         for (index, element) in elements.enumerated() {
-            guard let text = element.stringValue else { throw reader.error(key + "[\(index)]", "expected a string, got \(element.kindName)") }
+            guard let text = element.stringValue else {
+                throw reader.error(key + "[\(index)]", "expected a string, got \(element.kindName)")
+            }
             let parsed = try template(text, at: key + "[\(index)]", reader)
             if index == 0, text.isEmpty || !parsed.placeholders.isEmpty {
                 throw reader.error(key + "[0]", "the program must be a fixed name or path, got \"\(text)\"")
@@ -105,7 +122,9 @@ extension Config {
         return argv
     }
 
-    private static func template(_ text: String, at key: String, _ reader: ConfigReader) throws(ConfigError) -> ActionTemplate {
+    private static func template(_ text: String, at key: String, _ reader: ConfigReader) throws(ConfigError)
+        -> ActionTemplate
+    {
         do {
             return try ActionTemplate(text)
         } catch {
@@ -113,14 +132,18 @@ extension Config {
         }
     }
 
-    private static func requiredText(_ object: JSONObject, _ name: String, at key: String, _ reader: ConfigReader) throws(ConfigError) -> String {
+    private static func requiredText(_ object: JSONObject, _ name: String, at key: String, _ reader: ConfigReader)
+        throws(ConfigError) -> String
+    {
         guard let text = try optionalText(object, name, at: key, reader) else {
             throw reader.error(key, "missing \"\(name)\"")
         }
         return text
     }
 
-    private static func optionalText(_ object: JSONObject, _ name: String, at key: String, _ reader: ConfigReader) throws(ConfigError) -> String? {
+    private static func optionalText(_ object: JSONObject, _ name: String, at key: String, _ reader: ConfigReader)
+        throws(ConfigError) -> String?
+    {
         guard let value = object[name] else { return nil }
         guard let text = value.stringValue, !text.isEmpty else {
             throw reader.error(key + "." + name, "expected a non-empty string, got \(describe(value))")

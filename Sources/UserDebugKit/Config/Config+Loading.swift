@@ -50,18 +50,24 @@ extension Config {
         ("backend", readBackend),
     ]
 
-    private static func readRetention(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
+    private static func readRetention(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader)
+        throws(ConfigError)
+    {
         let object = try reader.members(value, at: "retention", known: ["maxResponses", "maxBytes"])
         if let value = object["maxResponses"] {
-            config.retention.maxResponses = try reader.positiveInteger(value, at: "retention.maxResponses", allowsNull: true)
+            config.retention.maxResponses = try reader.positiveInteger(
+                value, at: "retention.maxResponses", allowsNull: true)
         }
         if let value = object["maxBytes"] {
             config.retention.maxBytes = try reader.positiveInteger(value, at: "retention.maxBytes", allowsNull: true)
         }
     }
 
-    private static func readRedaction(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
-        let object = try reader.members(value, at: "redaction", known: ["headers", "fields", "fieldPatterns", "queryParameters"])
+    private static func readRedaction(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader)
+        throws(ConfigError)
+    {
+        let object = try reader.members(
+            value, at: "redaction", known: ["headers", "fields", "fieldPatterns", "queryParameters"])
         if let value = object["headers"] { config.redaction.headers = try reader.names(value, at: "redaction.headers") }
         if let value = object["fields"] { config.redaction.fields = try reader.names(value, at: "redaction.fields") }
         if let value = object["fieldPatterns"] {
@@ -72,7 +78,9 @@ extension Config {
         }
     }
 
-    private static func readOutput(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
+    private static func readOutput(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader)
+        throws(ConfigError)
+    {
         let object = try reader.members(value, at: "output", known: ["defaultTarget", "selection"])
         if let value = object["defaultTarget"] {
             config.output.defaultTarget = try reader.choice(value, at: "output.defaultTarget", as: Output.Target.self)
@@ -82,24 +90,30 @@ extension Config {
         }
     }
 
-    private static func readClipboard(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
+    private static func readClipboard(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader)
+        throws(ConfigError)
+    {
         let keys = [
             "secretClearSeconds", "lifetimeSeconds", "transferTimeoutSeconds", "connectTimeoutSeconds", "handOffAtOnce",
             "reuseOwner",
         ]
         let object = try reader.members(value, at: "clipboard", known: keys)
         if let value = object["secretClearSeconds"] {
-            config.clipboard.secretClearSeconds = try reader.positiveSeconds(value, at: "clipboard.secretClearSeconds", allowsNull: true)
+            config.clipboard.secretClearSeconds = try reader.positiveSeconds(
+                value, at: "clipboard.secretClearSeconds", allowsNull: true)
         }
         if let value = object["lifetimeSeconds"] {
-            config.clipboard.lifetimeSeconds = try reader.positiveSeconds(value, at: "clipboard.lifetimeSeconds", allowsNull: true)
+            config.clipboard.lifetimeSeconds = try reader.positiveSeconds(
+                value, at: "clipboard.lifetimeSeconds", allowsNull: true)
         }
         if let value = object["transferTimeoutSeconds"],
-           let seconds = try reader.positiveSeconds(value, at: "clipboard.transferTimeoutSeconds", allowsNull: false) {
+            let seconds = try reader.positiveSeconds(value, at: "clipboard.transferTimeoutSeconds", allowsNull: false)
+        {
             config.clipboard.transferTimeoutSeconds = seconds
         }
         if let value = object["connectTimeoutSeconds"],
-           let seconds = try reader.positiveSeconds(value, at: "clipboard.connectTimeoutSeconds", allowsNull: false) {
+            let seconds = try reader.positiveSeconds(value, at: "clipboard.connectTimeoutSeconds", allowsNull: false)
+        {
             config.clipboard.connectTimeoutSeconds = seconds
         }
         if let value = object["handOffAtOnce"] {

@@ -30,7 +30,9 @@ public struct Config: Sendable, Equatable {
         public var queryParameters: [String]
 
         /// Extra redaction names.
-        public init(headers: [String] = [], fields: [String] = [], fieldPatterns: [String] = [], queryParameters: [String] = []) {
+        public init(
+            headers: [String] = [], fields: [String] = [], fieldPatterns: [String] = [], queryParameters: [String] = []
+        ) {
             self.headers = headers
             self.fields = fields
             self.fieldPatterns = fieldPatterns

@@ -52,13 +52,17 @@ public struct ConfigAction: Sendable, Equatable {
     /// Ids the built-in providers use; a config action may not take one (`run ID` must mean one
     /// thing), nor anything under `backend.`.
     public static var reservedIDs: [String] {
-        UserActionProvider.actionIDs + ResponseLogProvider.actionIDs + ["responses-by-status", BackendProvider.sectionID]
+        UserActionProvider.actionIDs + ResponseLogProvider.actionIDs + [
+            "responses-by-status", BackendProvider.sectionID,
+        ]
     }
 
     /// Whether `id` is well formed: 1–64 of `a-z 0-9 . _ -`, starting with a letter or digit.
     static func isWellFormed(_ id: String) -> Bool {
         guard let first = id.utf8.first, id.utf8.count <= 64, isLowerAlnum(first) else { return false }
-        return id.utf8.allSatisfy { isLowerAlnum($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+        return id.utf8.allSatisfy {
+            isLowerAlnum($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+        }
     }
 
     private static func isLowerAlnum(_ byte: UInt8) -> Bool {

@@ -20,7 +20,9 @@ struct ConfigReader {
         }
         for member in object.members where !known.contains(member.key) {
             var message = "unknown key \"\(member.key)\""
-            if let suggestion = ConfigReader.closest(to: member.key, in: known) { message += " (did you mean \"\(suggestion)\"?)" }
+            if let suggestion = ConfigReader.closest(to: member.key, in: known) {
+                message += " (did you mean \"\(suggestion)\"?)"
+            }
             throw error(path(key, member.key), message, atKey: true)
         }
         return object
@@ -33,7 +35,9 @@ struct ConfigReader {
         case .null where allowsNull:
             return nil
         case .number(let literal):
-            guard let number = Int(literal), number > 0 else { throw error(key, "expected \(expected), got \(literal)") }
+            guard let number = Int(literal), number > 0 else {
+                throw error(key, "expected \(expected), got \(literal)")
+            }
             return number
         default:
             throw error(key, "expected \(expected), got \(value.kindName)")
@@ -63,7 +67,8 @@ struct ConfigReader {
     }
 
     /// One of a fixed set of words.
-    func choice<Choice: RawRepresentable & CaseIterable>(_ value: JSONValue, at key: String, as type: Choice.Type) throws(ConfigError) -> Choice
+    func choice<Choice: RawRepresentable & CaseIterable>(_ value: JSONValue, at key: String, as type: Choice.Type)
+        throws(ConfigError) -> Choice
     where Choice.RawValue == String {
         let names = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
         guard let text = value.stringValue else { throw error(key, "expected one of \(names), got \(value.kindName)") }
@@ -73,11 +78,15 @@ struct ConfigReader {
 
     /// An array of non-empty strings.
     func names(_ value: JSONValue, at key: String) throws(ConfigError) -> [String] {
-        guard let elements = value.arrayValue else { throw error(key, "expected an array of strings, got \(value.kindName)") }
+        guard let elements = value.arrayValue else {
+            throw error(key, "expected an array of strings, got \(value.kindName)")
+        }
         var names: [String] = []
         for (index, element) in elements.enumerated() {
             let elementKey = key + "[\(index)]"
-            guard let name = element.stringValue else { throw error(elementKey, "expected a string, got \(element.kindName)") }
+            guard let name = element.stringValue else {
+                throw error(elementKey, "expected a string, got \(element.kindName)")
+            }
             guard !name.isEmpty else { throw error(elementKey, "expected a name, got an empty string") }
             names.append(name)
         }

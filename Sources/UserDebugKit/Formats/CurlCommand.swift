@@ -118,7 +118,8 @@ public enum CurlCommandError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A sentence for the user.
     public var description: String {
         switch self {
-        case .binaryBodyNeedsFile: return "the request body is binary; it has to be written to a file for --data-binary @FILE"
+        case .binaryBodyNeedsFile:
+            return "the request body is binary; it has to be written to a file for --data-binary @FILE"
         }
     }
 }

@@ -87,7 +87,8 @@ public struct CurlTrace: Sendable {
     /// `HH:MM:SS.ffffff ` then the event text; nil for a hex dump line.
     private static func event(_ line: [UInt8]) -> (Double, ArraySlice<UInt8>)? {
         guard line.count > 16, line[2] == UInt8(ascii: ":"), line[5] == UInt8(ascii: ":"), line[8] == UInt8(ascii: "."),
-              line[15] == UInt8(ascii: " ") else { return nil }
+            line[15] == UInt8(ascii: " ")
+        else { return nil }
         func number(_ range: Range<Int>) -> Double? { Double(String(decoding: line[range], as: UTF8.self)) }
         guard let hours = number(0..<2), let minutes = number(3..<5), let seconds = number(6..<15) else { return nil }
         return (hours * 3600 + minutes * 60 + seconds, line[16...])
@@ -97,11 +98,14 @@ public struct CurlTrace: Sendable {
     /// on the last line), then the printable rendering, which is ignored.
     private static func hexBytes(_ line: [UInt8]) -> [UInt8]? {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon >= 4, colon + 1 < line.count,
-              line[..<colon].allSatisfy({ hexDigitValue($0) != nil }) else { return nil }
+            line[..<colon].allSatisfy({ hexDigitValue($0) != nil })
+        else { return nil }
         var bytes: [UInt8] = []
         var index = colon + 2
         for _ in 0..<16 {
-            guard index + 1 < line.count, let high = hexDigitValue(line[index]), let low = hexDigitValue(line[index + 1]) else { break }
+            guard index + 1 < line.count, let high = hexDigitValue(line[index]),
+                let low = hexDigitValue(line[index + 1])
+            else { break }
             bytes.append(high << 4 | low)
             index += 3
         }
@@ -134,7 +138,8 @@ public struct CurlTrace: Sendable {
         var offset = pending.start - origin
         if offset < 0 { offset += 86_400 }
         return Exchange(
-            request: BackendRequest(method: String(parts[0]), url: url, headers: requestHeaders, body: pending.requestBody),
+            request: BackendRequest(
+                method: String(parts[0]), url: url, headers: requestHeaders, body: pending.requestBody),
             status: status, headers: responseHeaders, body: body, startOffset: offset, duration: duration)
     }
 
@@ -159,7 +164,8 @@ public struct CurlTrace: Sendable {
         var index = 0
         while index < bytes.count {
             guard let lineEnd = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self)
+            let sizeText =
+                String(decoding: bytes[index..<lineEnd], as: UTF8.self)
                 .split(separator: ";").first?.trimmingCharacters(in: " \r\t") ?? ""
             guard let size = Int(sizeText, radix: 16), size >= 0 else { return nil }
             if size == 0 { return out }

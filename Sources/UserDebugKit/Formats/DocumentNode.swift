@@ -28,7 +28,9 @@ struct DocumentNode {
 
     func array() throws(DocumentError) -> [DocumentNode] {
         guard let elements = value.arrayValue else { throw wrongKind(expected: "an array") }
-        return elements.enumerated().map { DocumentNode($0.element, path: DocumentPath.appending(index: $0.offset, to: path)) }
+        return elements.enumerated().map {
+            DocumentNode($0.element, path: DocumentPath.appending(index: $0.offset, to: path))
+        }
     }
 
     func string() throws(DocumentError) -> String {

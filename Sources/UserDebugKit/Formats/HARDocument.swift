@@ -16,27 +16,35 @@ import FoundationEssentials
 public enum HARDocument {
     /// `{"log": {"version": "1.2", "creator": …, "entries": […]}}`, entries in the order given.
     public static func encode(_ responses: [BackendResponse], creatorVersion: String) -> JSONValue {
-        .object(JSONObject([
-            "log": .object(JSONObject([
-                "version": .string("1.2"),
-                "creator": .object(JSONObject(["name": .string("userdebug"), "version": .string(creatorVersion)])),
-                "entries": .array(responses.map(entry)),
-            ])),
-        ]))
+        .object(
+            JSONObject([
+                "log": .object(
+                    JSONObject([
+                        "version": .string("1.2"),
+                        "creator": .object(
+                            JSONObject(["name": .string("userdebug"), "version": .string(creatorVersion)])),
+                        "entries": .array(responses.map(entry)),
+                    ]))
+            ]))
     }
 
     /// One HAR entry.
     public static func entry(_ response: BackendResponse) -> JSONValue {
         let time = response.durationMs.map { max($0, 0) } ?? 0
         var members: [JSONObject.Member] = [
-            .init(key: "startedDateTime", value: .string(ISO8601.format(response.startedAt ?? Date(timeIntervalSince1970: 0)))),
+            .init(
+                key: "startedDateTime",
+                value: .string(ISO8601.format(response.startedAt ?? Date(timeIntervalSince1970: 0)))),
             .init(key: "time", value: ResponseDocument.numberValue(time)),
             .init(key: "request", value: request(response.request)),
             .init(key: "response", value: self.response(response)),
             .init(key: "cache", value: .object(JSONObject())),
-            .init(key: "timings", value: .object(JSONObject([
-                "send": .number("0"), "wait": ResponseDocument.numberValue(time), "receive": .number("0"),
-            ]))),
+            .init(
+                key: "timings",
+                value: .object(
+                    JSONObject([
+                        "send": .number("0"), "wait": ResponseDocument.numberValue(time), "receive": .number("0"),
+                    ]))),
         ]
         if !response.tags.isEmpty {
             members.append(.init(key: "_tags", value: .array(response.tags.map(JSONValue.string))))
@@ -80,17 +88,18 @@ public enum HARDocument {
             content.append(.init(key: "text", value: .string(Data(response.body).base64EncodedString())))
             content.append(.init(key: "encoding", value: .string("base64")))
         }
-        return .object(JSONObject([
-            "status": .number(String(response.status)),
-            "statusText": .string(HTTPStatus.reason(response.status)),
-            "httpVersion": .string("HTTP/1.1"),
-            "cookies": .array(cookies(response.headers, named: "set-cookie")),
-            "headers": ResponseDocument.encodeHeaders(response.headers),
-            "content": .object(JSONObject(content)),
-            "redirectURL": .string(response.header("location") ?? ""),
-            "headersSize": .number("-1"),
-            "bodySize": .number(String(response.body.count)),
-        ]))
+        return .object(
+            JSONObject([
+                "status": .number(String(response.status)),
+                "statusText": .string(HTTPStatus.reason(response.status)),
+                "httpVersion": .string("HTTP/1.1"),
+                "cookies": .array(cookies(response.headers, named: "set-cookie")),
+                "headers": ResponseDocument.encodeHeaders(response.headers),
+                "content": .object(JSONObject(content)),
+                "redirectURL": .string(response.header("location") ?? ""),
+                "headersSize": .number("-1"),
+                "bodySize": .number(String(response.body.count)),
+            ]))
     }
 
     private static func contentType(_ headers: [HTTPHeader]) -> String {
@@ -107,10 +116,12 @@ public enum HARDocument {
             for pair in pairs {
                 let trimmed = pair.drop { $0 == " " }
                 guard let equals = trimmed.firstIndex(of: "=") else { continue }
-                result.append(.object(JSONObject([
-                    "name": .string(String(trimmed[..<equals])),
-                    "value": .string(String(trimmed[trimmed.index(after: equals)...])),
-                ])))
+                result.append(
+                    .object(
+                        JSONObject([
+                            "name": .string(String(trimmed[..<equals])),
+                            "value": .string(String(trimmed[trimmed.index(after: equals)...])),
+                        ])))
             }
         }
         return result
@@ -125,10 +136,11 @@ public enum HARDocument {
         return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let equals = pair.firstIndex(of: "=") ?? pair.endIndex
             let value = equals == pair.endIndex ? "" : Redactor.percentDecoded(pair[pair.index(after: equals)...])
-            return .object(JSONObject([
-                "name": .string(Redactor.percentDecoded(pair[..<equals])),
-                "value": .string(value),
-            ]))
+            return .object(
+                JSONObject([
+                    "name": .string(Redactor.percentDecoded(pair[..<equals])),
+                    "value": .string(value),
+                ]))
         }
     }
 }

@@ -50,11 +50,12 @@ public struct HARImport: Sendable {
         for (index, entry) in entries.enumerated() {
             _ = try entry.object()
             if let reason = HARImport.skipReason(entry) {
-                skipped.append(Skipped(
-                    index: index,
-                    method: entry.member("request")?.member("method")?.value.stringValue ?? "?",
-                    url: entry.member("request")?.member("url")?.value.stringValue ?? "?",
-                    reason: reason))
+                skipped.append(
+                    Skipped(
+                        index: index,
+                        method: entry.member("request")?.member("method")?.value.stringValue ?? "?",
+                        url: entry.member("request")?.member("url")?.value.stringValue ?? "?",
+                        reason: reason))
                 continue
             }
             responses.append(try ResponseDocument.decode(entry))
@@ -64,7 +65,8 @@ public struct HARImport: Sendable {
 
     private static func skipReason(_ entry: DocumentNode) -> String? {
         if let status = entry.member("response")?.member("status"), case .number(let literal) = status.value,
-           Double(literal) == 0 {
+            Double(literal) == 0
+        {
             return "no response (status 0: blocked, cancelled or failed)"
         }
         if let url = entry.member("request")?.member("url")?.value.stringValue {
@@ -80,7 +82,8 @@ public struct HARImport: Sendable {
     /// The content says it had bytes (`size` > 0) but carries no `text`.
     private static func bodyLeftOut(_ entry: DocumentNode) -> Bool {
         guard let content = entry.member("response")?.member("content"), content.member("text") == nil,
-              case .number(let literal)? = content.member("size")?.value, let size = Double(literal) else { return false }
+            case .number(let literal)? = content.member("size")?.value, let size = Double(literal)
+        else { return false }
         return size > 0
     }
 }

@@ -14,15 +14,15 @@ public enum ISO8601 {
     public static func parse(_ text: String) -> Date? {
         var scanner = Scanner(bytes: Array(text.utf8))
         guard let year = scanner.digits(4), scanner.take("-"),
-              let month = scanner.digits(2), scanner.take("-"),
-              let day = scanner.digits(2),
-              scanner.take("T") || scanner.take("t") || scanner.take(" "),
-              let hour = scanner.digits(2), scanner.take(":"),
-              let minute = scanner.digits(2), scanner.take(":"),
-              let second = scanner.digits(2)
+            let month = scanner.digits(2), scanner.take("-"),
+            let day = scanner.digits(2),
+            scanner.take("T") || scanner.take("t") || scanner.take(" "),
+            let hour = scanner.digits(2), scanner.take(":"),
+            let minute = scanner.digits(2), scanner.take(":"),
+            let second = scanner.digits(2)
         else { return nil }
         guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              hour <= 23, minute <= 59, second <= 60
+            hour <= 23, minute <= 59, second <= 60
         else { return nil }
         var fraction = 0.0
         if scanner.take(".") || scanner.take(",") {

@@ -37,7 +37,9 @@ public struct JSONParser: Sendable {
     /// Parses like `parse(_:)` and also returns where each object member's key and value start,
     /// so a caller that validates the value later (a config loader) can still name a line and
     /// column. Recording costs a dictionary entry per member, so plain `parse` does not do it.
-    public func parseWithSourceMap(_ bytes: [UInt8]) throws(JSONParseError) -> (value: JSONValue, sourceMap: JSONSourceMap) {
+    public func parseWithSourceMap(_ bytes: [UInt8]) throws(JSONParseError) -> (
+        value: JSONValue, sourceMap: JSONSourceMap
+    ) {
         let (value, locations) = try parse(bytes, recordsLocations: true)
         return (value, JSONSourceMap(bytes: bytes, locations: locations))
     }
@@ -111,7 +113,8 @@ private struct Cursor {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
             case UInt8(ascii: "#") where allowsComments: skipToEndOfLine()
-            case UInt8(ascii: "/") where allowsComments && index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "/"):
+            case UInt8(ascii: "/")
+            where allowsComments && index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "/"):
                 skipToEndOfLine()
             default: return
             }
@@ -129,9 +132,15 @@ private struct Cursor {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw error("unexpected \(describeCurrent()); expected a value")
         }
@@ -281,7 +290,9 @@ private struct Cursor {
                 runStart = index
                 continue
             }
-            if byte < 0x20 { throw error("control character 0x\(String(byte, radix: 16)) inside a string; it must be escaped") }
+            if byte < 0x20 {
+                throw error("control character 0x\(String(byte, radix: 16)) inside a string; it must be escaped")
+            }
             if byte < 0x80 {
                 index += 1
                 continue
@@ -298,12 +309,20 @@ private struct Cursor {
         var upper: UInt8 = 0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lower = 0xA0
+        case 0xE0:
+            length = 3
+            lower = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; upper = 0x9F
-        case 0xF0: length = 4; lower = 0x90
+        case 0xED:
+            length = 3
+            upper = 0x9F
+        case 0xF0:
+            length = 4
+            lower = 0x90
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; upper = 0x8F
+        case 0xF4:
+            length = 4
+            upper = 0x8F
         default: throw error("invalid UTF-8 byte 0x\(String(lead, radix: 16, uppercase: true))")
         }
         guard index + length <= bytes.count else { throw error("truncated UTF-8 sequence") }
@@ -344,7 +363,9 @@ private struct Cursor {
                 let value = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
                 return Unicode.Scalar(value)!
             }
-            if (0xDC00...0xDFFF).contains(first) { throw error("unpaired low surrogate \\u\(String(first, radix: 16))") }
+            if (0xDC00...0xDFFF).contains(first) {
+                throw error("unpaired low surrogate \\u\(String(first, radix: 16))")
+            }
             return Unicode.Scalar(first)!
         default:
             index -= 1

@@ -36,15 +36,19 @@ public struct PostmanCollection: Sendable {
             if binary { leftOut += 1 }
         }
         binaryBodiesLeftOut = leftOut
-        document = .object(JSONObject([
-            "info": .object(JSONObject([
-                "_postman_id": .string(PostmanID.uuid(for: "collection:" + session.name)),
-                "name": .string("userdebug \(session.name)"),
-                "description": .string("Requests recorded by userdebug in session '\(session.name)'. Use with `userdebug export postman-env`."),
-                "schema": .string(PostmanCollection.schemaURL),
-            ])),
-            "item": .array(items),
-        ]))
+        document = .object(
+            JSONObject([
+                "info": .object(
+                    JSONObject([
+                        "_postman_id": .string(PostmanID.uuid(for: "collection:" + session.name)),
+                        "name": .string("userdebug \(session.name)"),
+                        "description": .string(
+                            "Requests recorded by userdebug in session '\(session.name)'. Use with `userdebug export postman-env`."
+                        ),
+                        "schema": .string(PostmanCollection.schemaURL),
+                    ])),
+                "item": .array(items),
+            ]))
     }
 
     static func item(_ original: BackendRequest, session: Session, redactor: Redactor?) -> (JSONValue, Bool) {
@@ -52,7 +56,9 @@ public struct PostmanCollection: Sendable {
         let variable = "{{\(PostmanEnvironment.tokenKey)}}"
         if let token = session.token, token.utf8.count >= Redactor.minimumSecretLength {
             request.url = replacing(token, with: variable, in: request.url)
-            request.headers = request.headers.map { HTTPHeader(name: $0.name, value: replacing(token, with: variable, in: $0.value)) }
+            request.headers = request.headers.map {
+                HTTPHeader(name: $0.name, value: replacing(token, with: variable, in: $0.value))
+            }
             request.body = replacing(Array(token.utf8), with: Array(variable.utf8), in: request.body)
         }
         if let redactor {
@@ -76,14 +82,24 @@ public struct PostmanCollection: Sendable {
             .init(key: "method", value: .string(request.method)),
             .init(key: "header", value: .array(headers)),
         ]
-        var itemMembers: [JSONObject.Member] = [.init(key: "name", value: .string("\(request.method) \(url.displayPath)"))]
+        var itemMembers: [JSONObject.Member] = [
+            .init(key: "name", value: .string("\(request.method) \(url.displayPath)"))
+        ]
         var binary = false
         if !request.body.isEmpty {
             if CurlCommand.needsFile(request.body) {
                 binary = true
-                itemMembers.append(.init(key: "description", value: .string(
-                    "The recorded body (\(request.body.count) bytes) is binary and is not included; choose the file to send.")))
-                requestMembers.append(.init(key: "body", value: .object(JSONObject(["mode": .string("file"), "file": .object(JSONObject(["src": .null]))]))))
+                itemMembers.append(
+                    .init(
+                        key: "description",
+                        value: .string(
+                            "The recorded body (\(request.body.count) bytes) is binary and is not included; choose the file to send."
+                        )))
+                requestMembers.append(
+                    .init(
+                        key: "body",
+                        value: .object(
+                            JSONObject(["mode": .string("file"), "file": .object(JSONObject(["src": .null]))]))))
             } else {
                 var text = String(decoding: request.body, as: UTF8.self)
                 if !userID.isEmpty {
@@ -91,9 +107,14 @@ public struct PostmanCollection: Sendable {
                     JSONWriter.appendQuoted(userID, to: &quotedID)
                     text = replacing(quotedID, with: "\"{{\(PostmanEnvironment.userIDKey)}}\"", in: text)
                 }
-                var body: [JSONObject.Member] = [.init(key: "mode", value: .string("raw")), .init(key: "raw", value: .string(text))]
+                var body: [JSONObject.Member] = [
+                    .init(key: "mode", value: .string("raw")), .init(key: "raw", value: .string(text)),
+                ]
                 if Redactor.contentType(request.headers)?.lowercased().contains("json") == true {
-                    body.append(.init(key: "options", value: .object(JSONObject(["raw": .object(JSONObject(["language": .string("json")]))]))))
+                    body.append(
+                        .init(
+                            key: "options",
+                            value: .object(JSONObject(["raw": .object(JSONObject(["language": .string("json")]))]))))
                 }
                 requestMembers.append(.init(key: "body", value: .object(JSONObject(body))))
             }

@@ -29,16 +29,18 @@ public enum PostmanEnvironment {
         let values: [JSONValue] = [
             variable(baseURLKey, session.baseURL ?? "", type: "default", enabled: !(session.baseURL ?? "").isEmpty),
             variable(userIDKey, session.user.identifier, type: "default", enabled: !session.user.identifier.isEmpty),
-            variable(userNameKey, session.user.name ?? "", type: "default", enabled: !(session.user.name ?? "").isEmpty),
+            variable(
+                userNameKey, session.user.name ?? "", type: "default", enabled: !(session.user.name ?? "").isEmpty),
             variable(tokenKey, token.0, type: "secret", enabled: token.1),
         ]
-        return .object(JSONObject([
-            "id": .string(PostmanID.uuid(for: "environment:" + session.name)),
-            "name": .string("userdebug \(session.name)"),
-            "values": .array(values),
-            "_postman_variable_scope": .string("environment"),
-            "_postman_exported_using": .string("userdebug/\(exporterVersion)"),
-        ]))
+        return .object(
+            JSONObject([
+                "id": .string(PostmanID.uuid(for: "environment:" + session.name)),
+                "name": .string("userdebug \(session.name)"),
+                "values": .array(values),
+                "_postman_variable_scope": .string("environment"),
+                "_postman_exported_using": .string("userdebug/\(exporterVersion)"),
+            ]))
     }
 
     private static func variable(_ key: String, _ value: String, type: String, enabled: Bool) -> JSONValue {
@@ -61,7 +63,8 @@ enum PostmanID {
     static func uuid(for text: String) -> String {
         let high = fnv1a(Array(text.utf8), seed: 0xcbf2_9ce4_8422_2325)
         let low = fnv1a(Array(text.utf8), seed: 0x8422_2325_cbf2_9ce4)
-        var bytes: [UInt8] = (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) }
+        var bytes: [UInt8] =
+            (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) }
             + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
         bytes[6] = bytes[6] & 0x0F | 0x80
         bytes[8] = bytes[8] & 0x3F | 0x80

@@ -81,7 +81,8 @@ struct PostmanURL {
         // `{{baseUrl}}` alone stays alone; a real origin always gets a path, as browsers show it.
         var text = origin + (usesBaseURL && pathSegments.isEmpty && !hasTrailingSlash ? "" : displayPath)
         if !query.isEmpty {
-            text += "?" + query.map { item in item.value.map { item.key + "=" + $0 } ?? item.key }.joined(separator: "&")
+            text +=
+                "?" + query.map { item in item.value.map { item.key + "=" + $0 } ?? item.key }.joined(separator: "&")
         }
         if let fragment { text += "#" + fragment }
         return text
@@ -97,11 +98,21 @@ struct PostmanURL {
             members.append(.init(key: "host", value: .array(host.split(separator: ".").map { .string(String($0)) })))
             if let port { members.append(.init(key: "port", value: .string(port))) }
         }
-        members.append(.init(key: "path", value: .array(pathSegments.map(JSONValue.string) + (hasTrailingSlash ? [.string("")] : []))))
+        members.append(
+            .init(
+                key: "path", value: .array(pathSegments.map(JSONValue.string) + (hasTrailingSlash ? [.string("")] : []))
+            ))
         if !query.isEmpty {
-            members.append(.init(key: "query", value: .array(query.map { item in
-                .object(JSONObject(["key": .string(item.key), "value": item.value.map(JSONValue.string) ?? .null]))
-            })))
+            members.append(
+                .init(
+                    key: "query",
+                    value: .array(
+                        query.map { item in
+                            .object(
+                                JSONObject([
+                                    "key": .string(item.key), "value": item.value.map(JSONValue.string) ?? .null,
+                                ]))
+                        })))
         }
         if let fragment { members.append(.init(key: "hash", value: .string(fragment))) }
         return .object(JSONObject(members))

@@ -42,7 +42,9 @@ public enum ResponseDocument {
     }
 
     /// The `request` and `response` members, both required to be objects (in either format).
-    static func exchangeNodes(_ node: DocumentNode) throws(DocumentError) -> (request: DocumentNode, response: DocumentNode) {
+    static func exchangeNodes(_ node: DocumentNode) throws(DocumentError) -> (
+        request: DocumentNode, response: DocumentNode
+    ) {
         let requestNode = try node.requiredMember("request")
         _ = try requestNode.object()
         let responseNode = try node.requiredMember("response")
@@ -77,24 +79,27 @@ public enum ResponseDocument {
 
     /// Our shape, members in a fixed order; see the type's documentation.
     public static func encode(_ response: BackendResponse) -> JSONValue {
-        .object(JSONObject([
-            "id": response.id.map { .number(String($0)) } ?? .null,
-            "session": response.sessionName.map(JSONValue.string) ?? .null,
-            "startedAt": response.startedAt.map { .string(ISO8601.format($0)) } ?? .null,
-            "durationMs": response.durationMs.map(numberValue) ?? .null,
-            "tags": .array(response.tags.map(JSONValue.string)),
-            "request": .object(JSONObject([
-                "method": .string(response.request.method),
-                "url": .string(response.request.url),
-                "headers": encodeHeaders(response.request.headers),
-                "body": encodeBody(response.request.body),
-            ])),
-            "response": .object(JSONObject([
-                "status": .number(String(response.status)),
-                "headers": encodeHeaders(response.headers),
-                "body": encodeBody(response.body),
-            ])),
-        ]))
+        .object(
+            JSONObject([
+                "id": response.id.map { .number(String($0)) } ?? .null,
+                "session": response.sessionName.map(JSONValue.string) ?? .null,
+                "startedAt": response.startedAt.map { .string(ISO8601.format($0)) } ?? .null,
+                "durationMs": response.durationMs.map(numberValue) ?? .null,
+                "tags": .array(response.tags.map(JSONValue.string)),
+                "request": .object(
+                    JSONObject([
+                        "method": .string(response.request.method),
+                        "url": .string(response.request.url),
+                        "headers": encodeHeaders(response.request.headers),
+                        "body": encodeBody(response.request.body),
+                    ])),
+                "response": .object(
+                    JSONObject([
+                        "status": .number(String(response.status)),
+                        "headers": encodeHeaders(response.headers),
+                        "body": encodeBody(response.body),
+                    ])),
+            ]))
     }
 
     static func encodeHeaders(_ headers: [HTTPHeader]) -> JSONValue {
@@ -122,10 +127,13 @@ public enum ResponseDocument {
     static func method(_ node: DocumentNode) throws(DocumentError) -> String {
         let method = try node.string()
         let tokenPunctuation = Set("!#$%&'*+-.^_`|~".utf8)
-        let valid = !method.isEmpty && method.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || tokenPunctuation.contains(byte)
-        }
+        let valid =
+            !method.isEmpty
+            && method.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || tokenPunctuation.contains(byte)
+            }
         guard valid else { throw node.error("not an HTTP method: \(quoted(method))") }
         return method
     }
@@ -141,7 +149,9 @@ public enum ResponseDocument {
 
     static func status(_ node: DocumentNode) throws(DocumentError) -> Int {
         let status = try node.integer()
-        guard (100...599).contains(status) else { throw node.error("expected an HTTP status from 100 to 599, got \(status)") }
+        guard (100...599).contains(status) else {
+            throw node.error("expected an HTTP status from 100 to 599, got \(status)")
+        }
         return status
     }
 
@@ -163,7 +173,9 @@ public enum ResponseDocument {
             }
             return headers
         }
-        guard node.value.arrayValue != nil else { throw node.wrongKind(expected: "an array of {\"name\", \"value\"} or an object") }
+        guard node.value.arrayValue != nil else {
+            throw node.wrongKind(expected: "an array of {\"name\", \"value\"} or an object")
+        }
         for element in try node.array() {
             _ = try element.object()
             let nameNode = try element.requiredMember("name")
@@ -173,7 +185,9 @@ public enum ResponseDocument {
         return headers
     }
 
-    private static func appendHeader(name: String, value: String, at node: DocumentNode, to headers: inout [HTTPHeader]) throws(DocumentError) {
+    private static func appendHeader(name: String, value: String, at node: DocumentNode, to headers: inout [HTTPHeader])
+        throws(DocumentError)
+    {
         guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
             throw node.error("not an HTTP header name: \(quoted(name))")
         }

@@ -26,7 +26,9 @@ public enum SessionDocument {
 
     /// Reads a session from `value`; `defaultName` names it when the document does not.
     /// `now` stamps `createdAt`/`updatedAt` when the document has none.
-    public static func decode(_ value: JSONValue, defaultName: String, now: Date = Date()) throws(DocumentError) -> Session {
+    public static func decode(_ value: JSONValue, defaultName: String, now: Date = Date()) throws(DocumentError)
+        -> Session
+    {
         let root = DocumentNode(value)
         _ = try root.object()
         let userNode: DocumentNode
@@ -122,7 +124,9 @@ public enum SessionDocument {
     /// `createdAt`, `updatedAt`. Optional members are always present (as `null`) so that scripts
     /// see one shape. Unless `reveal`, the token is `"[redacted]"` when there is one and the
     /// user's secret-looking fields go through `redactor`; with `reveal` everything is as stored.
-    public static func encode(_ session: Session, reveal: Bool, isCurrent: Bool?, redactor: Redactor = Redactor()) -> JSONValue {
+    public static func encode(_ session: Session, reveal: Bool, isCurrent: Bool?, redactor: Redactor = Redactor())
+        -> JSONValue
+    {
         let shown = reveal ? session : redactor.redact(session)
         var members: [JSONObject.Member] = [JSONObject.Member(key: "name", value: .string(session.name))]
         if let isCurrent { members.append(JSONObject.Member(key: "current", value: .bool(isCurrent))) }

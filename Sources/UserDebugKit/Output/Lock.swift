@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A small mutex over pthread, so no Foundation/Dispatch is needed for it.

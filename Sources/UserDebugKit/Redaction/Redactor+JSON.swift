@@ -19,12 +19,14 @@ extension Redactor {
         case .array(let elements):
             return .array(elements.map { redact($0, secrets: secrets) })
         case .object(let object):
-            return .object(JSONObject(object.members.map { member in
-                if policy.isSensitiveField(member.key), Redactor.canHoldSecret(member.value) {
-                    return JSONObject.Member(key: member.key, value: .string(Redactor.placeholder))
-                }
-                return JSONObject.Member(key: member.key, value: redact(member.value, secrets: secrets))
-            }))
+            return .object(
+                JSONObject(
+                    object.members.map { member in
+                        if policy.isSensitiveField(member.key), Redactor.canHoldSecret(member.value) {
+                            return JSONObject.Member(key: member.key, value: .string(Redactor.placeholder))
+                        }
+                        return JSONObject.Member(key: member.key, value: redact(member.value, secrets: secrets))
+                    }))
         }
     }
 
@@ -104,7 +106,8 @@ private struct JSONByteScanner {
                 if byte == UInt8(ascii: ",") {
                     skipWhitespace()
                     state = top == .object ? .key : .value
-                } else if (byte == UInt8(ascii: "}") && top == .object) || (byte == UInt8(ascii: "]") && top == .array) {
+                } else if (byte == UInt8(ascii: "}") && top == .object) || (byte == UInt8(ascii: "]") && top == .array)
+                {
                     stack.removeLast()
                 } else {
                     return nil
@@ -171,7 +174,7 @@ private struct JSONByteScanner {
     private func isScalarByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
             return true
         default:
             return false

@@ -48,9 +48,12 @@ extension Redactor {
 
     /// RFC 3986 scheme syntax, so that `/next?to=https://…` is not mistaken for an absolute URL.
     static func isScheme(_ text: Substring) -> Bool {
-        guard let first = text.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20) else { return false }
+        guard let first = text.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20) else {
+            return false
+        }
         return text.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
         }
     }
@@ -76,7 +79,8 @@ extension Redactor {
         while index < utf8.count {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%"), index + 2 < utf8.count,
-               let high = hexDigitValue(utf8[index + 1]), let low = hexDigitValue(utf8[index + 2]) {
+                let high = hexDigitValue(utf8[index + 1]), let low = hexDigitValue(utf8[index + 2])
+            {
                 bytes.append(high << 4 | low)
                 index += 3
             } else {
@@ -100,10 +104,12 @@ extension Redactor {
     static func redactCredentials(_ value: String) -> String {
         guard let space = value.firstIndex(of: " ") else { return placeholder }
         let scheme = value[..<space]
-        let isScheme = !scheme.isEmpty && scheme.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "-")
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-        }
+        let isScheme =
+            !scheme.isEmpty
+            && scheme.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || byte == UInt8(ascii: "-")
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            }
         return isScheme ? scheme + " " + placeholder : placeholder
     }
 

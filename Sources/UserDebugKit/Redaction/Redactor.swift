@@ -46,7 +46,9 @@ public struct Redactor: Sendable {
         if let token = session.token { redactor.knownSecrets.append(token) }
         var result = session
         if let token = session.token, !token.isEmpty { result.token = Redactor.placeholder }
-        if case .object(let fields) = redactor.redact(JSONValue.object(session.user.fields)) { result.user.fields = fields }
+        if case .object(let fields) = redactor.redact(JSONValue.object(session.user.fields)) {
+            result.user.fields = fields
+        }
         result.baseURL = session.baseURL.map(redactor.redactURL)
         return result
     }
@@ -56,7 +58,8 @@ public struct Redactor: Sendable {
         var result = response
         result.request.url = redactURL(response.request.url)
         result.request.headers = redactHeaders(response.request.headers)
-        result.request.body = redactBody(response.request.body, contentType: Redactor.contentType(response.request.headers))
+        result.request.body = redactBody(
+            response.request.body, contentType: Redactor.contentType(response.request.headers))
         result.headers = redactHeaders(response.headers)
         result.body = redactBody(response.body, contentType: Redactor.contentType(response.headers))
         return result

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A copy of the current session beside the store (`<database>-current`), so that the hotkey
@@ -43,11 +43,12 @@ public enum CurrentSessionCache {
     /// The database files' fingerprint now, and whether they have been left alone for
     /// `settleSeconds` (by their modification times, against `now`: seconds since 1970). nil when the
     /// database file cannot be examined.
-    public static func fingerprint(of databasePath: String, now: Double = wallClock()) -> (text: String, settled: Bool)? {
+    public static func fingerprint(of databasePath: String, now: Double = wallClock()) -> (text: String, settled: Bool)?
+    {
         // SQLite resolves a symbolic link and keeps -wal and -shm beside its target: not ours to follow.
         var link = stat()
         guard lstat(databasePath, &link) == 0, (link.st_mode & S_IFMT) == S_IFREG,
-              let database = FileStamp(path: databasePath)
+            let database = FileStamp(path: databasePath)
         else { return nil }
         // The header's change counter: what a commit in rollback-journal mode increments.
         guard let counter = readBytes(databasePath, count: 4, at: 24) else { return nil }
@@ -73,14 +74,15 @@ public enum CurrentSessionCache {
 
     /// `read`, and on a miss the fingerprint it took, for `write` after reading the store (so a
     /// miss takes it once).
-    public static func lookup(databasePath: String) -> (session: Session?, fingerprint: (text: String, settled: Bool)?) {
+    public static func lookup(databasePath: String) -> (session: Session?, fingerprint: (text: String, settled: Bool)?)
+    {
         guard let current = fingerprint(of: databasePath) else { return (nil, nil) }
         guard let bytes = readPrivateFile(path(for: databasePath)) else { return (nil, current) }
         let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 2, omittingEmptySubsequences: false)
         guard lines.count == 3, String(decoding: lines[0], as: UTF8.self) == magic,
-              String(decoding: lines[1], as: UTF8.self) == current.text,
-              let object = (try? JSONParser().parse(Array(lines[2])))?.objectValue,
-              let session = session(from: object)
+            String(decoding: lines[1], as: UTF8.self) == current.text,
+            let object = (try? JSONParser().parse(Array(lines[2])))?.objectValue,
+            let session = session(from: object)
         else { return (nil, current) }
         return (session, current)
     }
@@ -138,20 +140,18 @@ public enum CurrentSessionCache {
         }
     }
 
-    /*
-     * What makes a WAL commit visible to readers is not in the -wal alone: a writer appends its
-     * frames, then publishes them in the wal-index header at the start of the -shm (mxFrame, the
-     * salts, a change counter). Between the two (an fsync, a preempted or stopped writer, a writer
-     * killed there, whose commit the next opener recovers) the files' times may settle while the
-     * store still shows the old state. So, when the WAL has frames: the wal-index header is part
-     * of the fingerprint, and the store counts as busy (no copy written or used) while the -shm
-     * is missing or does not describe this WAL generation, or a commit frame of this generation
-     * lies past the last published one. Formats: the WAL header and frame headers are big-endian
-     * (salts at bytes 16..23 of the header, 8..15 of a frame header, the page size at 8, a frame's
-     * database size after commit at 4..7, zero except in a commit frame); the
-     * wal-index header is native-endian: mxFrame at 16, szPage at 14 (1 means 65536), the salts
-     * copied from the WAL header at 32..39 (SQLite's file format, "WAL-index format").
-     */
+    // What makes a WAL commit visible to readers is not in the -wal alone: a writer appends its
+    // frames, then publishes them in the wal-index header at the start of the -shm (mxFrame, the
+    // salts, a change counter). Between the two (an fsync, a preempted or stopped writer, a writer
+    // killed there, whose commit the next opener recovers) the files' times may settle while the
+    // store still shows the old state. So, when the WAL has frames: the wal-index header is part
+    // of the fingerprint, and the store counts as busy (no copy written or used) while the -shm
+    // is missing or does not describe this WAL generation, or a commit frame of this generation
+    // lies past the last published one. Formats: the WAL header and frame headers are big-endian
+    // (salts at bytes 16..23 of the header, 8..15 of a frame header, the page size at 8, a frame's
+    // database size after commit at 4..7, zero except in a commit frame); the
+    // wal-index header is native-endian: mxFrame at 16, szPage at 14 (1 means 65536), the salts
+    // copied from the WAL header at 32..39 (SQLite's file format, "WAL-index format").
 
     /// The WAL header in hex, and the wal-index header when the WAL holds frames; nil while a
     /// commit may be unpublished or the index describes another generation.
@@ -160,7 +160,7 @@ public enum CurrentSessionCache {
         guard let header = readBytes(databasePath + "-wal", count: 32, at: 0) else { return nil }
         guard walSize > 32 else { return hex(header) }
         guard let index = readBytes(databasePath + "-shm", count: 48, at: 0), index[12] != 0,
-              Array(index[32..<40]) == Array(header[16..<24])
+            Array(index[32..<40]) == Array(header[16..<24])
         else { return nil }
         let published = index.withUnsafeBytes { Int($0.load(fromByteOffset: 16, as: UInt32.self)) }
         let pageSize = header[8..<12].reduce(0) { $0 << 8 | Int($1) }
@@ -211,7 +211,7 @@ public enum CurrentSessionCache {
         defer { close(fd) }
         var status = stat()
         guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_uid == geteuid(),
-              status.st_mode & 0o077 == 0, status.st_size <= 1 << 20
+            status.st_mode & 0o077 == 0, status.st_size <= 1 << 20
         else { return nil }
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
         var got = 0
@@ -237,15 +237,17 @@ public enum CurrentSessionCache {
         if let name = session.user.name { members.append(.init(key: "userName", value: .string(name))) }
         if let token = session.token { members.append(.init(key: "token", value: .string(token))) }
         if let url = session.baseURL { members.append(.init(key: "baseURL", value: .string(url))) }
-        if let environment = session.environment { members.append(.init(key: "environment", value: .string(environment))) }
+        if let environment = session.environment {
+            members.append(.init(key: "environment", value: .string(environment)))
+        }
         return JSONObject(members)
     }
 
     private static func session(from object: JSONObject) -> Session? {
         guard let name = object["name"]?.stringValue, let identifier = object["identifier"]?.stringValue,
-              let fields = object["fields"]?.objectValue,
-              case .number(let created)? = object["createdAtMs"], let createdMs = Int64(created),
-              case .number(let updated)? = object["updatedAtMs"], let updatedMs = Int64(updated)
+            let fields = object["fields"]?.objectValue,
+            case .number(let created)? = object["createdAtMs"], let createdMs = Int64(created),
+            case .number(let updated)? = object["updatedAtMs"], let updatedMs = Int64(updated)
         else { return nil }
         func optional(_ key: String) -> String?? {
             guard let value = object[key] else { return .some(nil) }
@@ -253,10 +255,11 @@ public enum CurrentSessionCache {
             return .some(text)
         }
         guard let userName = optional("userName"), let token = optional("token"), let baseURL = optional("baseURL"),
-              let environment = optional("environment")
+            let environment = optional("environment")
         else { return nil }
         return Session(
-            name: name, user: User(identifier: identifier, name: userName, fields: fields), token: token, baseURL: baseURL,
+            name: name, user: User(identifier: identifier, name: userName, fields: fields), token: token,
+            baseURL: baseURL,
             environment: environment, createdAt: StoreCoding.date(milliseconds: createdMs),
             updatedAt: StoreCoding.date(milliseconds: updatedMs))
     }

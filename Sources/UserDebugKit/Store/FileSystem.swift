@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `stat(2)` says about a path (symbolic links followed, as SQLite follows them).
@@ -42,7 +42,9 @@ enum FileSystem {
     @discardableResult
     static func createDirectories(_ directory: String) throws(StoreError) -> Bool {
         if let status = FileStatus(path: directory) {
-            guard status.isDirectory else { throw StoreError.io(path: directory, detail: "exists and is not a directory") }
+            guard status.isDirectory else {
+                throw StoreError.io(path: directory, detail: "exists and is not a directory")
+            }
             return false
         }
         let parent = FileSystem.directory(of: directory)
@@ -129,7 +131,9 @@ enum FileSystem {
     static func removeDirectory(_ directory: String) {
         if let stream = opendir(directory) {
             while let entry = readdir(stream) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                }
                 if name != ".", name != ".." { unlink(directory + "/" + name) }
             }
             closedir(stream)

@@ -67,14 +67,16 @@ enum Migrations {
         CREATE TRIGGER responses_counted_on_delete AFTER DELETE ON responses BEGIN
             UPDATE response_totals SET count = count - 1, bytes = bytes - old.stored_bytes WHERE id = 1;
         END;
-        """,
+        """
     ]
 
     /// The version this build writes.
     static var latestVersion: Int64 { Int64(steps.count) }
 
     /// The tables every version since 1 has; checked on open so a stranger's database is refused.
-    static let requiredTables: Set<String> = ["sessions", "current_session", "responses", "response_tags", "response_totals"]
+    static let requiredTables: Set<String> = [
+        "sessions", "current_session", "responses", "response_tags", "response_totals",
+    ]
 
     /// Brings a read-write store up to `latestVersion` and checks it is ours.
     static func migrate(_ database: Database) throws(StoreError) {
@@ -89,7 +91,8 @@ enum Migrations {
             try database.execute("PRAGMA user_version = \(latestVersion)")
         }
         guard try check(database) == latestVersion else {
-            throw StoreError.incompatible(path: database.path, detail: "the schema did not reach version \(latestVersion)")
+            throw StoreError.incompatible(
+                path: database.path, detail: "the schema did not reach version \(latestVersion)")
         }
     }
 
@@ -112,17 +115,20 @@ enum Migrations {
     @discardableResult
     static func check(_ database: Database) throws(StoreError) -> Int64 {
         let version = try database.scalarInt("PRAGMA user_version") ?? 0
-        let tables = Set(try database.column("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+        let tables = Set(
+            try database.column("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
         if version > latestVersion {
             throw StoreError.incompatible(
                 path: database.path,
-                detail: "schema version \(version) is newer than this userdebug knows (\(latestVersion)); upgrade userdebug"
+                detail:
+                    "schema version \(version) is newer than this userdebug knows (\(latestVersion)); upgrade userdebug"
             )
         }
         if version == 0 {
             guard tables.isEmpty else {
                 let names = tables.sorted().joined(separator: ", ")
-                throw StoreError.incompatible(path: database.path, detail: "an SQLite database of another program (tables: \(names))")
+                throw StoreError.incompatible(
+                    path: database.path, detail: "an SQLite database of another program (tables: \(names))")
             }
             return 0
         }

@@ -58,7 +58,8 @@ extension SessionStore {
             return Int(try database.scalarInt("SELECT count FROM response_totals WHERE id = 1") ?? 0)
         }
         let owner = try sessionID(named: session)
-        return Int(try database.scalarInt("SELECT count(*) FROM responses WHERE session_id = ?", [.integer(owner)]) ?? 0)
+        return Int(
+            try database.scalarInt("SELECT count(*) FROM responses WHERE session_id = ?", [.integer(owner)]) ?? 0)
     }
 
     private func insert(_ response: BackendResponse, sessionID: Int64) throws(StoreError) -> Int64 {
@@ -74,7 +75,8 @@ extension SessionStore {
                 .integer(sessionID), .integer(Int64(response.status)), .text(response.request.method),
                 .text(response.request.url), response.startedAt.map { .integer(StoreCoding.milliseconds($0)) } ?? .null,
                 response.durationMs.map { .real($0) } ?? .null,
-                .integer(StoreCoding.storedBytes(response, requestHeaders: requestHeaders, responseHeaders: responseHeaders)),
+                .integer(
+                    StoreCoding.storedBytes(response, requestHeaders: requestHeaders, responseHeaders: responseHeaders)),
                 .text(StoreCoding.encode(tags: response.tags)), .text(requestHeaders), .text(responseHeaders),
                 .blob(response.request.body), .blob(response.body),
             ]
@@ -93,8 +95,8 @@ extension SessionStore {
     private func decodeResponse(_ row: Statement) throws(StoreError) -> BackendResponse {
         let id = row.int64(0)
         guard let tags = StoreCoding.decodeTags(row.text(7)),
-              let requestHeaders = StoreCoding.decodeHeaders(row.text(8)),
-              let responseHeaders = StoreCoding.decodeHeaders(row.text(9))
+            let requestHeaders = StoreCoding.decodeHeaders(row.text(8)),
+            let responseHeaders = StoreCoding.decodeHeaders(row.text(9))
         else {
             throw StoreError.corrupt(path: path, detail: "response \(id) has malformed tags or headers")
         }

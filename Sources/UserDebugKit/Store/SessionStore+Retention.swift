@@ -21,7 +21,8 @@ extension SessionStore {
             )
             // Fewer older rows than the excess: drop all of them.
             if lastDropped == nil {
-                lastDropped = try database.scalarInt("SELECT max(id) FROM responses WHERE id < ?", [.integer(firstSpared)])
+                lastDropped = try database.scalarInt(
+                    "SELECT max(id) FROM responses WHERE id < ?", [.integer(firstSpared)])
             }
         }
         if let maxBytes = policy.maxBytes, bytes > Int64(maxBytes) {

@@ -61,7 +61,8 @@ extension SessionStore {
 
     /// Every session, sorted by name (bytewise, so the order does not depend on the locale).
     public func sessions() throws(StoreError) -> [Session] {
-        try database.query("SELECT \(Self.sessionColumns) FROM sessions AS s ORDER BY s.name") { (statement) throws(StoreError) in
+        try database.query("SELECT \(Self.sessionColumns) FROM sessions AS s ORDER BY s.name") {
+            (statement) throws(StoreError) in
             var sessions: [Session] = []
             while try statement.step() { sessions.append(try decodeSession(statement)) }
             return sessions

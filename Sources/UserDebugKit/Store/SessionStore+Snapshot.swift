@@ -23,7 +23,9 @@ extension SessionStore {
 
     /// A read-only connection to a private copy of the store at `path`; errors still name `path`.
     /// When the copy cannot be made, the `original` error is the one worth reporting.
-    static func openSnapshot(of path: String, busyTimeoutMilliseconds: Int32, original: StoreError) throws(StoreError) -> Database {
+    static func openSnapshot(of path: String, busyTimeoutMilliseconds: Int32, original: StoreError) throws(StoreError)
+        -> Database
+    {
         let directory: String
         do {
             directory = try FileSystem.makeTemporaryDirectory(for: path)
@@ -36,7 +38,8 @@ extension SessionStore {
             if FileStatus(path: path + "-wal") != nil {
                 try FileSystem.copyFile(path + "-wal", to: copy + "-wal")
             }
-            let database = try Database(path: path, file: copy, readOnly: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            let database = try Database(
+                path: path, file: copy, readOnly: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             database.removeOnClose = directory
             try Migrations.validateReadOnly(database)
             return database

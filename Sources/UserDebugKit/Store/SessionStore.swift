@@ -1,6 +1,7 @@
 import CSQLite
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The SQLite store of sessions and captured backend responses: one database file in WAL mode,
@@ -57,7 +58,9 @@ public final class SessionStore: @unchecked Sendable {
     /// - Throws: `.missing` (read-only, no store yet), `.isDirectory`, `.notADatabase`,
     ///   `.corrupt`, `.incompatible` (another program's database or a newer schema),
     ///   `.readOnly` (read-write open of a read-only file or directory), `.permissionDenied`.
-    public static func open(path: String, mode: Mode, busyTimeoutMilliseconds: Int32 = 5000) throws(StoreError) -> SessionStore {
+    public static func open(path: String, mode: Mode, busyTimeoutMilliseconds: Int32 = 5000) throws(StoreError)
+        -> SessionStore
+    {
         let directory = FileSystem.directory(of: path)
         if let status = FileStatus(path: path) {
             if status.isDirectory { throw StoreError.isDirectory(path: path) }
@@ -70,7 +73,8 @@ public final class SessionStore: @unchecked Sendable {
         }
         var warnings = permissionWarnings(path: path)
 
-        var database = try Database(path: path, readOnly: mode == .readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        var database = try Database(
+            path: path, readOnly: mode == .readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         switch mode {
         case .readOnly:
             do {
@@ -78,7 +82,8 @@ public final class SessionStore: @unchecked Sendable {
             } catch {
                 guard needsSnapshot(path, after: error) else { throw error }
                 database = try openSnapshot(of: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, original: error)
-                warnings.append("read a private copy of \(path): its directory is read-only and \(path)-wal or -shm is missing")
+                warnings.append(
+                    "read a private copy of \(path): its directory is read-only and \(path)-wal or -shm is missing")
             }
         case .readWrite:
             try prepareForWriting(database)
@@ -94,7 +99,8 @@ public final class SessionStore: @unchecked Sendable {
         // synchronous=NORMAL in WAL mode loses no committed transaction on a process crash and
         // keeps the database consistent on power loss; it only skips an fsync per commit.
         // journal_size_limit keeps the WAL file from staying at its largest size.
-        try database.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 4194304")
+        try database.execute(
+            "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 4194304")
         // Keep -wal and -shm after the last connection closes, so that a read-only reader finds
         // them: a reader cannot create them in a directory it may not write (SQLite ≥ 3.22 reads
         // a WAL database through existing read-only -wal/-shm files, but cannot do without them).
@@ -113,7 +119,9 @@ public final class SessionStore: @unchecked Sendable {
                 if try database.scalarText("PRAGMA journal_mode")?.lowercased() == "wal" { return }
                 let mode = try database.scalarText("PRAGMA journal_mode = WAL")?.lowercased()
                 guard mode == "wal" else {
-                    throw StoreError.io(path: database.path, detail: "cannot switch to WAL mode (journal mode stays \(mode ?? "unknown"))")
+                    throw StoreError.io(
+                        path: database.path,
+                        detail: "cannot switch to WAL mode (journal mode stays \(mode ?? "unknown"))")
                 }
                 return
             } catch {

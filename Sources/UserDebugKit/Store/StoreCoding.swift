@@ -15,7 +15,7 @@ enum StoreCoding {
         headers.reserveCapacity(pairs.count)
         for pair in pairs {
             guard let parts = pair.arrayValue, parts.count == 2,
-                  let name = parts[0].stringValue, let value = parts[1].stringValue
+                let name = parts[0].stringValue, let value = parts[1].stringValue
             else { return nil }
             headers.append(HTTPHeader(name: name, value: value))
         }
@@ -57,7 +57,8 @@ enum StoreCoding {
 
     /// The bytes a response counts for `RetentionPolicy.maxBytes`.
     static func storedBytes(_ response: BackendResponse, requestHeaders: String, responseHeaders: String) -> Int64 {
-        Int64(response.request.url.utf8.count + requestHeaders.utf8.count + responseHeaders.utf8.count
-              + response.request.body.count + response.body.count)
+        Int64(
+            response.request.url.utf8.count + requestHeaders.utf8.count + responseHeaders.utf8.count
+                + response.request.body.count + response.body.count)
     }
 }

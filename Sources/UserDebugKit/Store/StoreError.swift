@@ -34,15 +34,19 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missing(let path):
             return "no store yet at \(path); record a session first: userdebug session import …"
         case .notADatabase(let path):
-            return "\(path) is not an SQLite database; move it aside (the next write creates a new store) or set USERDEBUG_HOME"
+            return
+                "\(path) is not an SQLite database; move it aside (the next write creates a new store) or set USERDEBUG_HOME"
         case .corrupt(let path, let detail):
-            return "\(path) is corrupt (\(detail)); move it aside (the next write creates a new store) or try: sqlite3 \(path) .recover"
+            return
+                "\(path) is corrupt (\(detail)); move it aside (the next write creates a new store) or try: sqlite3 \(path) .recover"
         case .isDirectory(let path):
             return "\(path) is a directory, not a store file; remove or rename it"
         case .readOnly(let path):
-            return "\(path) is read-only (the file, its directory or its file system); make it writable or set USERDEBUG_HOME to a writable directory"
+            return
+                "\(path) is read-only (the file, its directory or its file system); make it writable or set USERDEBUG_HOME to a writable directory"
         case .permissionDenied(let path):
-            return "permission denied for \(path); it should belong to the current user with mode 0600 in a 0700 directory"
+            return
+                "permission denied for \(path); it should belong to the current user with mode 0600 in a 0700 directory"
         case .busy(let path):
             return "\(path) is locked by another writer; try again when it has finished"
         case .noSuchSession(let name):
@@ -53,7 +57,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "I/O error on \(path): \(detail)"
         case .sqlite(let path, let code, let message, let sql):
             // Migration SQL spans lines; the message must stay on one.
-            let statement = sql.map { " (while running: \($0.split(whereSeparator: \.isNewline).joined(separator: " ")))" } ?? ""
+            let statement =
+                sql.map { " (while running: \($0.split(whereSeparator: \.isNewline).joined(separator: " ")))" } ?? ""
             return "SQLite error \(code) on \(path): \(message)\(statement)"
         case .incompatible(let path, let detail):
             return "\(path) is not a store this userdebug can use: \(detail)"

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where userdebug keeps its files, following the XDG Base Directory specification, with
@@ -105,7 +105,8 @@ public struct UserDebugPaths: Sendable, Equatable {
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
         guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0, result != nil,
-              let directory = entry.pw_dir else { return nil }
+            let directory = entry.pw_dir
+        else { return nil }
         let home = String(cString: directory)
         return home.isEmpty ? nil : home
     }

@@ -2,7 +2,7 @@ import CX11
 import UserDebugKit
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The single choke point between Swift and CX11: one function per C entry point, each checking
@@ -116,7 +116,9 @@ enum CX11Calls {
         var count = 0
         let status = withOptionalCString(display) { d in
             withOptionalCString(authority) { a in
-                target.withCString { t in cx11_paste(d, a, selection(name), t, timeout, callerOwnsProcess ? 1 : 0, &buffer, &count, &err) }
+                target.withCString { t in
+                    cx11_paste(d, a, selection(name), t, timeout, callerOwnsProcess ? 1 : 0, &buffer, &count, &err)
+                }
             }
         }
         if status == CX11_NO_CONTENT, let fallback {
@@ -132,7 +134,9 @@ enum CX11Calls {
     }
 
     /// `cx11_clear`.
-    static func clear(display: String?, authority: String?, selection name: SelectionName, timeout: Double) throws(ClipboardError) {
+    static func clear(display: String?, authority: String?, selection name: SelectionName, timeout: Double)
+        throws(ClipboardError)
+    {
         var err = cx11_error()
         let status = withOptionalCString(display) { d in
             withOptionalCString(authority) { a in cx11_clear(d, a, selection(name), timeout, &err) }

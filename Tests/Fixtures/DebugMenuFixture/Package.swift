@@ -11,7 +11,7 @@ let package = Package(
         .executableTarget(
             name: "FixtureApp",
             dependencies: [.product(name: "UserDebugKit", package: "userdebug")]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

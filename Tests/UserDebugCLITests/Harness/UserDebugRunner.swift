@@ -40,7 +40,8 @@ final class UserDebugHome: @unchecked Sendable {
 
     /// The built binary beside the test bundle (`swift build` builds it before `swift test`).
     static let binary: String = {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
         // On Linux the test runner is `<build>/debug/userdebugPackageTests.xctest`.
         for _ in 0..<3 {
@@ -78,7 +79,9 @@ final class UserDebugHome: @unchecked Sendable {
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> RunResult {
         let result = try run(arguments, stdin: stdin.map { Data($0.utf8) }, extraEnvironment: extraEnvironment)
-        #expect(result.status == 0, "userdebug \(arguments.joined(separator: " ")) failed: \(result)", sourceLocation: sourceLocation)
+        #expect(
+            result.status == 0, "userdebug \(arguments.joined(separator: " ")) failed: \(result)",
+            sourceLocation: sourceLocation)
         return result
     }
 
@@ -101,14 +104,18 @@ final class UserDebugHome: @unchecked Sendable {
 /// written and stdout read on threads of their own, so a large input cannot deadlock against a
 /// full output pipe.
 @discardableResult
-func runTool(_ executable: String, _ arguments: [String], directory: URL? = nil, stdin: Data? = nil,
-             environment: [String: String]? = nil) throws -> RunResult {
+func runTool(
+    _ executable: String, _ arguments: [String], directory: URL? = nil, stdin: Data? = nil,
+    environment: [String: String]? = nil
+) throws -> RunResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let directory { process.currentDirectoryURL = directory }
     if let environment { process.environment = environment }
-    let out = Pipe(), err = Pipe(), input = Pipe()
+    let out = Pipe()
+    let err = Pipe()
+    let input = Pipe()
     process.standardOutput = out
     process.standardError = err
     process.standardInput = stdin == nil ? FileHandle.nullDevice : input

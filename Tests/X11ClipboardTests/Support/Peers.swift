@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 
 extension Peer {
     static let python = "/usr/bin/python3"
@@ -35,33 +35,35 @@ extension Peer {
 
     /// A reader that starts an INCR transfer of CLIPBOARD, takes the first chunk, prints
     /// "stalled", and then never asks for more.
-    static let stallingReader = incrReaderStart + """
-        import time
-        while True:
-            e = d.next_event()
-            if e.type == X.PropertyNotify and e.atom == prop and e.state == X.PropertyNewValue: break
-        print('stalled', flush=True)
-        while True: time.sleep(60)
-        """
+    static let stallingReader =
+        incrReaderStart + """
+            import time
+            while True:
+                e = d.next_event()
+                if e.type == X.PropertyNotify and e.atom == prop and e.state == X.PropertyNewValue: break
+            print('stalled', flush=True)
+            while True: time.sleep(60)
+            """
 
     /// A reader that takes the first chunk, prints "paused", waits for a line on stdin, then
     /// reads the rest and writes every byte it received to stdout. Killed by SIGALRM after 60 s,
     /// so a transfer that never ends fails the test instead of hanging it.
-    static let pausingReader = "import signal\nsignal.alarm(60)\n" + incrReaderStart + """
-        data = bytearray(); paused = False
-        while True:
-            e = d.next_event()
-            if not (e.type == X.PropertyNotify and e.atom == prop and e.state == X.PropertyNewValue): continue
-            if not paused:
-                paused = True
-                print('paused', flush=True)
-                sys.stdin.readline()
-            r = w.get_full_property(prop, X.AnyPropertyType, sizehint=1 << 20)
-            w.delete_property(prop); d.flush()
-            if r is None or len(r.value) == 0: break
-            data += bytes(r.value)
-        sys.stdout.buffer.write(data); sys.stdout.flush()
-        """
+    static let pausingReader =
+        "import signal\nsignal.alarm(60)\n" + incrReaderStart + """
+            data = bytearray(); paused = False
+            while True:
+                e = d.next_event()
+                if not (e.type == X.PropertyNotify and e.atom == prop and e.state == X.PropertyNewValue): continue
+                if not paused:
+                    paused = True
+                    print('paused', flush=True)
+                    sys.stdin.readline()
+                r = w.get_full_property(prop, X.AnyPropertyType, sizehint=1 << 20)
+                w.delete_property(prop); d.flush()
+                if r is None or len(r.value) == 0: break
+                data += bytes(r.value)
+            sys.stdout.buffer.write(data); sys.stdout.flush()
+            """
 
     /// MULTIPLE with three pairs; prints each pair's answer as "target=property-or-None:value".
     static let multipleReader = """

@@ -1,3 +1,6 @@
+import TestSupport
+import Testing
+
 /// Payloads every interop test runs through, byte-compared.
 struct Sample: Sendable, CustomTestStringConvertible {
     let name: String
@@ -20,16 +23,15 @@ struct Sample: Sendable, CustomTestStringConvertible {
         var out = [UInt8](repeating: 0, count: count)
         var x: UInt32 = 2_463_534_242
         for i in 0..<count {
-            x ^= x << 13; x ^= x >> 17; x ^= x << 5
+            x ^= x << 13
+            x ^= x >> 17
+            x ^= x << 5
             out[i] = UInt8(ascii: "a") + UInt8(x % 26)
             if i % 64 == 63 { out[i] = UInt8(ascii: "\n") }
         }
         return out
     }
 }
-
-import TestSupport
-import Testing
 
 /// Byte equality that reports the sizes and the first difference instead of dumping megabytes.
 func expectSameBytes(_ actual: [UInt8]?, _ expected: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) {
@@ -38,7 +40,8 @@ func expectSameBytes(_ actual: [UInt8]?, _ expected: [UInt8], sourceLocation: So
         return
     }
     if actual == expected { return }
-    let firstDifference = zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+    let firstDifference =
+        zip(actual, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
         ?? min(actual.count, expected.count)
     Issue.record(
         "read \(actual.count) bytes, expected \(expected.count); first difference at offset \(firstDifference)",
