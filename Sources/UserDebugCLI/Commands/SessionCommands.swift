@@ -164,34 +164,39 @@ enum SessionCommands {
         try StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal).write(Payload(text: text, kind: .json))
     }
 
-    static let useCommand = CommandSpec(
-        path: ["session", "use"],
-        summary: "Make a session the current one.",
-        usage: "session use NAME",
-        discussion: "Example: userdebug session use production",
-        options: [],
-        maxPositionals: 1
-    ) { invocation in
-        guard let name = invocation.arguments.positionals.first else {
-            throw UsageError(message: "missing the session NAME", command: ["session", "use"])
-        }
+    static let useCommand = sessionNameCommand(
+        "use", summary: "Make a session the current one.", example: "userdebug session use production"
+    ) { invocation, name in
         try invocation.storeForWriting().useSession(name)
         invocation.diagnostics.notice("session '\(name)' is now current")
     }
 
-    static let removeCommand = CommandSpec(
-        path: ["session", "remove"],
-        summary: "Remove a session and its recorded responses.",
-        usage: "session remove NAME",
-        discussion: "Example: userdebug session remove old-staging",
-        options: [],
-        maxPositionals: 1
-    ) { invocation in
-        guard let name = invocation.arguments.positionals.first else {
-            throw UsageError(message: "missing the session NAME", command: ["session", "remove"])
-        }
+    static let removeCommand = sessionNameCommand(
+        "remove", summary: "Remove a session and its recorded responses.",
+        example: "userdebug session remove old-staging"
+    ) { invocation, name in
         try invocation.storeForWriting().removeSession(name)
         invocation.diagnostics.notice("removed session '\(name)'")
+    }
+
+    /// A `session VERB NAME` command whose one positional, the session's name, is required.
+    private static func sessionNameCommand(
+        _ verb: String, summary: String, example: String,
+        perform: @escaping @Sendable (Invocation, String) throws -> Void
+    ) -> CommandSpec {
+        CommandSpec(
+            path: ["session", verb],
+            summary: summary,
+            usage: "session \(verb) NAME",
+            discussion: "Example: \(example)",
+            options: [],
+            maxPositionals: 1
+        ) { invocation in
+            guard let name = invocation.arguments.positionals.first else {
+                throw UsageError(message: "missing the session NAME", command: ["session", verb])
+            }
+            try perform(invocation, name)
+        }
     }
 
     /// The document from FILE, stdin, or the clipboard (`--from-clipboard`).
