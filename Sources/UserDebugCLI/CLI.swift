@@ -51,69 +51,67 @@ public enum CLI {
             guard case .argument(let word, _) = token, words.count < 2 else { break }
             words.append(word)
         }
-        if words.isEmpty {
-            if tokens.contains(where: { if case .option("version", _, _) = $0 { return true } else { return false } }) {
-                try writeAll(Array("userdebug \(version)\n".utf8), to: 1, name: "standard output")
-                return
-            }
-            if tokens.isEmpty || tokens.contains(where: isHelp) {
-                try writeAll(Array(Help.overview(commands).utf8), to: 1, name: "standard output")
-                return
-            }
-            if case .option(let name, _, _) = tokens[0] {
-                throw UsageError(message: "unknown option '--\(name)'; expected a command first", command: [])
-            }
-            throw UsageError(message: "expected a command", command: [])
-        }
-        if words[0] == "help" {
-            let topic = Array(words.dropFirst())
-            if topic.isEmpty {
-                try writeAll(Array(Help.overview(commands).utf8), to: 1, name: "standard output")
-            } else if let spec = commands.first(where: { $0.path == topic })
-                ?? commands.first(where: { $0.path == [topic[0]] })
-            {
-                try writeAll(Array(Help.page(spec).utf8), to: 1, name: "standard output")
-            } else if commands.contains(where: { $0.path.first == topic[0] }) {
-                try writeAll(Array(Help.group(topic[0], commands).utf8), to: 1, name: "standard output")
-            } else {
-                throw UsageError(message: "no command '\(topic.joined(separator: " "))'", command: [])
-            }
-            return
-        }
-        if words[0] == "version" {
-            try writeAll(Array("userdebug \(version)\n".utf8), to: 1, name: "standard output")
-            return
-        }
-        let spec: CommandSpec
-        let used: Int
-        if words.count == 2, let found = commands.first(where: { $0.path == words }) {
-            spec = found
-            used = 2
-        } else if let found = commands.first(where: { $0.path == [words[0]] }) {
-            spec = found
-            used = 1
-        } else if commands.contains(where: { $0.path.first == words[0] }) {
-            if tokens.contains(where: isHelp) {
-                try writeAll(Array(Help.group(words[0], commands).utf8), to: 1, name: "standard output")
-                return
-            }
-            if words.count == 1 {
-                throw UsageError(message: "'\(words[0])' needs a subcommand: \(subcommands(of: words[0]))", command: [])
-            }
-            throw UsageError(
-                message:
-                    "unknown command '\(words.joined(separator: " "))'; '\(words[0])' has: \(subcommands(of: words[0]))",
-                command: [])
-        } else {
-            throw UsageError(message: "unknown command '\(words[0])'\(suggestion(for: words[0]))", command: [])
-        }
+        if words.isEmpty { return try answerWithoutCommand(tokens) }
+        if words[0] == "help" { return try showHelp(topic: Array(words.dropFirst())) }
+        if words[0] == "version" { return try printStandardOutput("userdebug \(version)\n") }
+        guard let (spec, used) = try command(named: words, tokens: tokens) else { return }
         let rest = Array(tokens.dropFirst(used))
-        if rest.contains(where: isHelp) {
-            try writeAll(Array(Help.page(spec).utf8), to: 1, name: "standard output")
-            return
-        }
+        if rest.contains(where: isHelp) { return try printStandardOutput(Help.page(spec)) }
         let parsed = try ParsedArguments.parse(rest, arguments: arguments, spec: spec)
         try spec.run(Invocation(arguments: parsed, environment: environment, clipboardFactory: clipboardFactory))
+    }
+
+    private static func printStandardOutput(_ text: String) throws {
+        try writeAll(Array(text.utf8), to: 1, name: "standard output")
+    }
+
+    /// No command word: `--version`, `--help` (or nothing at all) get their answer, anything else
+    /// is a usage error.
+    private static func answerWithoutCommand(_ tokens: [Token]) throws {
+        if tokens.contains(where: { if case .option("version", _, _) = $0 { return true } else { return false } }) {
+            return try printStandardOutput("userdebug \(version)\n")
+        }
+        if tokens.isEmpty || tokens.contains(where: isHelp) { return try printStandardOutput(Help.overview(commands)) }
+        if case .option(let name, _, _) = tokens[0] {
+            throw UsageError(message: "unknown option '--\(name)'; expected a command first", command: [])
+        }
+        throw UsageError(message: "expected a command", command: [])
+    }
+
+    /// `userdebug help [TOPIC…]`: the overview, a command's page, or a group's list.
+    private static func showHelp(topic: [String]) throws {
+        if topic.isEmpty {
+            try printStandardOutput(Help.overview(commands))
+        } else if let spec = commands.first(where: { $0.path == topic })
+            ?? commands.first(where: { $0.path == [topic[0]] })
+        {
+            try printStandardOutput(Help.page(spec))
+        } else if commands.contains(where: { $0.path.first == topic[0] }) {
+            try printStandardOutput(Help.group(topic[0], commands))
+        } else {
+            throw UsageError(message: "no command '\(topic.joined(separator: " "))'", command: [])
+        }
+    }
+
+    /// The command the leading words name and how many words it took; nil when a group's help was
+    /// printed instead. A group without a known subcommand, or an unknown word, is a usage error.
+    private static func command(named words: [String], tokens: [Token]) throws -> (CommandSpec, Int)? {
+        if words.count == 2, let found = commands.first(where: { $0.path == words }) { return (found, 2) }
+        if let found = commands.first(where: { $0.path == [words[0]] }) { return (found, 1) }
+        guard commands.contains(where: { $0.path.first == words[0] }) else {
+            throw UsageError(message: "unknown command '\(words[0])'\(suggestion(for: words[0]))", command: [])
+        }
+        if tokens.contains(where: isHelp) {
+            try printStandardOutput(Help.group(words[0], commands))
+            return nil
+        }
+        if words.count == 1 {
+            throw UsageError(message: "'\(words[0])' needs a subcommand: \(subcommands(of: words[0]))", command: [])
+        }
+        throw UsageError(
+            message:
+                "unknown command '\(words.joined(separator: " "))'; '\(words[0])' has: \(subcommands(of: words[0]))",
+            command: [])
     }
 
     private static func isHelp(_ token: Token) -> Bool {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import UserDebugCLI
+
 /// The files that ship beside the binary: shell completions, the man page, Scripts/install.sh.
 /// They are checked with the real tools (bash, zsh, fish, groff), which Scripts/deps.sh installs;
 /// a missing tool fails the test rather than skipping it, so CI cannot pass without checking.
@@ -150,14 +152,9 @@ import Testing
 
     // MARK: - Drift between the commands and the files that describe them
 
-    /// `path: ["session", "import"]` in Sources/UserDebugCLI/Commands/*.swift.
-    static func commandPaths() throws -> [String] {
-        try InstallSources.matches(#"path:\s*\[([^\]]*)\]"#, in: InstallSources.commandFiles()).map { group in
-            group.split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            }
-            .joined(separator: " ")
-        }
+    /// Every command the CLI dispatches (`session import`), from its own table.
+    static func commandPaths() -> [String] {
+        CLI.commands.map { $0.path.joined(separator: " ") }
     }
 
     /// `.flag("json"` and `.value("to"` in the commands, the global options and the output router.
@@ -171,7 +168,7 @@ import Testing
     }
 
     @Test func everyCommandIsCompletedAndDocumented() throws {
-        let paths = try Self.commandPaths()
+        let paths = Self.commandPaths()
         #expect(paths.count >= 14, "found only \(paths) in Sources/UserDebugCLI/Commands")
         let bash = try String(contentsOfFile: Self.bashCompletion, encoding: .utf8)
         let zsh = try String(contentsOfFile: Self.zshCompletion, encoding: .utf8)
@@ -240,6 +237,19 @@ import Testing
 
     // MARK: - install.sh
 
+    /// Every file install.sh installs is under `prefix` with its mode and its source's bytes
+    /// (`binary` for bin/userdebug), and `report` (install.sh's stderr) names each one.
+    private func expectEveryFileInstalled(under prefix: URL, report: String, binary: String) throws {
+        for file in Self.installed {
+            let target = prefix.appendingPathComponent(file.path).path
+            #expect(report.contains("installed \(target)"), "not reported: \(target)\n\(report)")
+            #expect(try InstallSources.mode(of: target) == file.mode, "\(target) mode")
+            let source = file.source.map { Self.root.appendingPathComponent($0).path } ?? binary
+            let expected = try Data(contentsOf: URL(fileURLWithPath: source))
+            #expect(FileManager.default.contents(atPath: target) == expected, "\(target) differs from its source")
+        }
+    }
+
     @Test func installPutsEveryFileInPlaceAndUninstallRemovesExactlyThose() throws {
         let directory = try InstallTemporaryDirectory()
         let fake = try directory.write("fake-userdebug", "#!/bin/sh\necho fake userdebug\n", mode: 0o755)
@@ -255,14 +265,7 @@ import Testing
         #expect(first.status == 0, "\(first)")
         #expect(first.out.isEmpty, "install.sh wrote to stdout: \(first.out)")
         #expect(first.err.contains("not on PATH"), "no PATH warning: \(first.err)")
-        for file in Self.installed {
-            let target = prefix.appendingPathComponent(file.path).path
-            #expect(first.err.contains("installed \(target)"), "not reported: \(target)\n\(first.err)")
-            #expect(try InstallSources.mode(of: target) == file.mode, "\(target) mode")
-            let expected = try Data(
-                contentsOf: URL(fileURLWithPath: file.source.map { Self.root.appendingPathComponent($0).path } ?? fake))
-            #expect(FileManager.default.contents(atPath: target) == expected, "\(target) differs from its source")
-        }
+        try expectEveryFileInstalled(under: prefix, report: first.err, binary: fake)
         #expect(try InstallShell.run(prefix.appendingPathComponent("bin/userdebug").path, []).out == "fake userdebug\n")
         // Nothing else: no temporary files left beside the installed ones.
         let everything = try InstallSources.files(under: prefix).sorted()

@@ -165,14 +165,15 @@ enum SessionCommands {
     }
 
     static let useCommand = sessionNameCommand(
-        "use", summary: "Make a session the current one.", example: "userdebug session use production"
+        words: ["session", "use"], summary: "Make a session the current one.",
+        example: "userdebug session use production"
     ) { invocation, name in
         try invocation.storeForWriting().useSession(name)
         invocation.diagnostics.notice("session '\(name)' is now current")
     }
 
     static let removeCommand = sessionNameCommand(
-        "remove", summary: "Remove a session and its recorded responses.",
+        words: ["session", "remove"], summary: "Remove a session and its recorded responses.",
         example: "userdebug session remove old-staging"
     ) { invocation, name in
         try invocation.storeForWriting().removeSession(name)
@@ -181,19 +182,19 @@ enum SessionCommands {
 
     /// A `session VERB NAME` command whose one positional, the session's name, is required.
     private static func sessionNameCommand(
-        _ verb: String, summary: String, example: String,
+        words: [String], summary: String, example: String,
         perform: @escaping @Sendable (Invocation, String) throws -> Void
     ) -> CommandSpec {
         CommandSpec(
-            path: ["session", verb],
+            path: words,
             summary: summary,
-            usage: "session \(verb) NAME",
+            usage: words.joined(separator: " ") + " NAME",
             discussion: "Example: \(example)",
             options: [],
             maxPositionals: 1
         ) { invocation in
             guard let name = invocation.arguments.positionals.first else {
-                throw UsageError(message: "missing the session NAME", command: ["session", verb])
+                throw UsageError(message: "missing the session NAME", command: words)
             }
             try perform(invocation, name)
         }

@@ -55,18 +55,7 @@ struct ParsedArguments: Sendable {
             if let inline {
                 value = inline
             } else {
-                guard position < tokens.count, case .argument(let next, _) = tokens[position] else {
-                    if position < tokens.count {
-                        let raw = arguments[tokens[position].index]
-                        throw UsageError(
-                            message: "option '--\(option.name)' needs a value, but the next argument is '\(raw)'; "
-                                + "to pass a value that starts with '-', write --\(option.name)=\(raw)",
-                            command: spec.path)
-                    }
-                    throw UsageError(
-                        message: "option '--\(option.name)' needs a value (\(option.valueName!))", command: spec.path)
-                }
-                value = next
+                value = try valueAfter(option, at: position, in: tokens, arguments: arguments, spec: spec)
                 position += 1
             }
             if !option.repeatable, parsed.values[option.name] != nil {
@@ -80,5 +69,24 @@ struct ParsedArguments: Sendable {
                 message: "unexpected argument '\(extra)' for '\(spec.path.joined(separator: " "))'", command: spec.path)
         }
         return parsed
+    }
+
+    /// The value of `option` given as the next argument (`--tag login`). A next argument that is an
+    /// option, or none at all, is an error that says how to pass a value starting with '-'.
+    private static func valueAfter(
+        _ option: OptionSpec, at position: Int, in tokens: [Token], arguments: [String], spec: CommandSpec
+    ) throws(UsageError) -> String {
+        guard position < tokens.count else {
+            throw UsageError(
+                message: "option '--\(option.name)' needs a value (\(option.valueName ?? "VALUE"))", command: spec.path)
+        }
+        guard case .argument(let next, _) = tokens[position] else {
+            let raw = arguments[tokens[position].index]
+            throw UsageError(
+                message: "option '--\(option.name)' needs a value, but the next argument is '\(raw)'; "
+                    + "to pass a value that starts with '-', write --\(option.name)=\(raw)",
+                command: spec.path)
+        }
+        return next
     }
 }

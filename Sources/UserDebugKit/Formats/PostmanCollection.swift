@@ -52,35 +52,13 @@ public struct PostmanCollection: Sendable {
     }
 
     static func item(_ original: BackendRequest, session: Session, redactor: Redactor?) -> (JSONValue, Bool) {
-        var request = original
-        let variable = "{{\(PostmanEnvironment.tokenKey)}}"
-        if let token = session.token, token.utf8.count >= Redactor.minimumSecretLength {
-            request.url = replacing(token, with: variable, in: request.url)
-            request.headers = request.headers.map {
-                HTTPHeader(name: $0.name, value: replacing(token, with: variable, in: $0.value))
-            }
-            request.body = replacing(Array(token.utf8), with: Array(variable.utf8), in: request.body)
-        }
-        if let redactor {
-            var plain = redactor
-            plain.knownSecrets = []
-            request.url = plain.redactURL(request.url)
-            request.headers = plain.redactHeaders(request.headers)
-            request.body = plain.redactBody(request.body, contentType: Redactor.contentType(request.headers))
-        }
+        let request = templated(original, session: session, redactor: redactor)
         let userID = session.user.identifier
         var url = PostmanURL(request.url, baseURL: session.baseURL)
         if !userID.isEmpty { url.substitute(userID, with: "{{\(PostmanEnvironment.userIDKey)}}") }
-        var headers: [JSONValue] = [header("Authorization", "Bearer \(variable)")]
-        for header in request.headers {
-            let name = header.name.lowercased()
-            guard name != "authorization", !CurlCommand.isComputed(name) else { continue }
-            let value = !userID.isEmpty && header.value == userID ? "{{\(PostmanEnvironment.userIDKey)}}" : header.value
-            headers.append(self.header(header.name, value))
-        }
         var requestMembers: [JSONObject.Member] = [
             .init(key: "method", value: .string(request.method)),
-            .init(key: "header", value: .array(headers)),
+            .init(key: "header", value: .array(headers(of: request, userID: userID))),
         ]
         var itemMembers: [JSONObject.Member] = [
             .init(key: "name", value: .string("\(request.method) \(url.displayPath)"))
@@ -101,27 +79,68 @@ public struct PostmanCollection: Sendable {
                         value: .object(
                             JSONObject(["mode": .string("file"), "file": .object(JSONObject(["src": .null]))]))))
             } else {
-                var text = String(decoding: request.body, as: UTF8.self)
-                if !userID.isEmpty {
-                    var quotedID = ""
-                    JSONWriter.appendQuoted(userID, to: &quotedID)
-                    text = replacing(quotedID, with: "\"{{\(PostmanEnvironment.userIDKey)}}\"", in: text)
-                }
-                var body: [JSONObject.Member] = [
-                    .init(key: "mode", value: .string("raw")), .init(key: "raw", value: .string(text)),
-                ]
-                if Redactor.contentType(request.headers)?.lowercased().contains("json") == true {
-                    body.append(
-                        .init(
-                            key: "options",
-                            value: .object(JSONObject(["raw": .object(JSONObject(["language": .string("json")]))]))))
-                }
-                requestMembers.append(.init(key: "body", value: .object(JSONObject(body))))
+                requestMembers.append(.init(key: "body", value: rawBody(of: request, userID: userID)))
             }
         }
         requestMembers.append(.init(key: "url", value: url.jsonValue))
         itemMembers.append(.init(key: "request", value: .object(JSONObject(requestMembers))))
         return (.object(JSONObject(itemMembers)), binary)
+    }
+
+    /// The request with the session's token replaced by the `{{authToken}}` variable everywhere,
+    /// then redacted (the token itself no longer counts as a known secret: it is a variable now).
+    private static func templated(_ original: BackendRequest, session: Session, redactor: Redactor?) -> BackendRequest {
+        var request = original
+        let variable = "{{\(PostmanEnvironment.tokenKey)}}"
+        if let token = session.token, token.utf8.count >= Redactor.minimumSecretLength {
+            request.url = replacing(token, with: variable, in: request.url)
+            request.headers = request.headers.map {
+                HTTPHeader(name: $0.name, value: replacing(token, with: variable, in: $0.value))
+            }
+            request.body = replacing(Array(token.utf8), with: Array(variable.utf8), in: request.body)
+        }
+        if let redactor {
+            var plain = redactor
+            plain.knownSecrets = []
+            request.url = plain.redactURL(request.url)
+            request.headers = plain.redactHeaders(request.headers)
+            request.body = plain.redactBody(request.body, contentType: Redactor.contentType(request.headers))
+        }
+        return request
+    }
+
+    /// Authorization from the token variable first, then the recorded headers that Postman does
+    /// not compute itself, with a value equal to the user's id replaced by its variable.
+    private static func headers(of request: BackendRequest, userID: String) -> [JSONValue] {
+        var headers: [JSONValue] = [header("Authorization", "Bearer {{\(PostmanEnvironment.tokenKey)}}")]
+        for header in request.headers {
+            let name = header.name.lowercased()
+            guard name != "authorization", !CurlCommand.isComputed(name) else { continue }
+            let value = !userID.isEmpty && header.value == userID ? "{{\(PostmanEnvironment.userIDKey)}}" : header.value
+            headers.append(self.header(header.name, value))
+        }
+        return headers
+    }
+
+    /// A text body in raw mode, the user's id (as a JSON string) replaced by its variable, marked
+    /// as JSON for Postman's editor when the content type says so.
+    private static func rawBody(of request: BackendRequest, userID: String) -> JSONValue {
+        var text = String(decoding: request.body, as: UTF8.self)
+        if !userID.isEmpty {
+            var quotedID = ""
+            JSONWriter.appendQuoted(userID, to: &quotedID)
+            text = replacing(quotedID, with: "\"{{\(PostmanEnvironment.userIDKey)}}\"", in: text)
+        }
+        var body: [JSONObject.Member] = [
+            .init(key: "mode", value: .string("raw")), .init(key: "raw", value: .string(text)),
+        ]
+        if Redactor.contentType(request.headers)?.lowercased().contains("json") == true {
+            body.append(
+                .init(
+                    key: "options",
+                    value: .object(JSONObject(["raw": .object(JSONObject(["language": .string("json")]))]))))
+        }
+        return .object(JSONObject(body))
     }
 
     private static func header(_ key: String, _ value: String) -> JSONValue {
