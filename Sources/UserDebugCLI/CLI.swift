@@ -1,5 +1,4 @@
-public import UserDebugKit
-import X11Clipboard
+import UserDebugKit
 
 #if canImport(Glibc)
     import Glibc
@@ -17,18 +16,11 @@ public enum CLI {
         + ClipboardCommands.all + ImportCommands.all + ExportCommands.all + CaptureCommand.all
 
     /// Runs the command line `arguments` (without the program name) and returns the exit status.
-    public static func run(
-        _ arguments: [String],
-        environment: [String: String]? = nil,
-        clipboardFactory: (@Sendable (String?) -> any Clipboard)? = nil
-    ) -> Int32 {
+    public static func run(_ arguments: [String], environment: [String: String]? = nil) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let diagnostics = Diagnostics(quiet: false, isTerminal: isatty(2) == 1)
         do {
-            try dispatch(
-                arguments, environment: environment,
-                clipboardFactory: clipboardFactory ?? { display in X11Clipboard(display: display, callerExitsSoon: true)
-                })
+            try dispatch(arguments, environment: environment)
             return ExitStatus.ok.rawValue
         } catch let exit as PassThroughExit {
             return exit.status
@@ -39,11 +31,7 @@ public enum CLI {
         }
     }
 
-    private static func dispatch(
-        _ arguments: [String],
-        environment: [String: String]?,
-        clipboardFactory: @escaping @Sendable (String?) -> any Clipboard
-    ) throws {
+    private static func dispatch(_ arguments: [String], environment: [String: String]?) throws {
         let tokens = Tokenizer.split(arguments)
         // The command is the longest run of leading words that names one.
         var words: [String] = []
@@ -58,7 +46,7 @@ public enum CLI {
         let rest = Array(tokens.dropFirst(used))
         if rest.contains(where: isHelp) { return try printStandardOutput(Help.page(spec)) }
         let parsed = try ParsedArguments.parse(rest, arguments: arguments, spec: spec)
-        try spec.run(Invocation(arguments: parsed, environment: environment, clipboardFactory: clipboardFactory))
+        try spec.run(Invocation(arguments: parsed, environment: environment))
     }
 
     private static func printStandardOutput(_ text: String) throws {

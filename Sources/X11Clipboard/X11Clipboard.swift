@@ -17,35 +17,30 @@ public struct X11Clipboard: Clipboard {
     public let display: String?
     /// The Xauthority file; nil uses `$XAUTHORITY`, else `~/.Xauthority`.
     public let authority: String?
-    /// How long a leaving owner waits for a clipboard manager to save the content.
-    public let handOffTimeout: Double
-    /// Whether the caller exits right after copying (a command-line tool): the serving process is
-    /// then forked once instead of twice, which saves a fork and a round trip on the hotkey path,
-    /// and connecting (copy and paste) is bounded by a timer signal to the calling thread instead
-    /// of a watchdog thread. A long-lived caller leaves it false: it keeps no zombie, and no
-    /// signal disposition of its process is touched.
-    public let callerExitsSoon: Bool
+    /// How copies are served (owner process, reuse, hand-off), and whether the caller exits soon.
+    public let policy: OwnerPolicy
 
-    /// A clipboard on `display` (nil: `$DISPLAY`).
-    public init(display: String?, authority: String? = nil, handOffTimeout: Double = 1.5, callerExitsSoon: Bool = false)
-    {
+    /// A clipboard on `display` (nil: `$DISPLAY`) serving copies by `policy`.
+    public init(display: String?, authority: String? = nil, policy: OwnerPolicy = OwnerPolicy()) {
         self.display = display
         self.authority = authority
-        self.handOffTimeout = handOffTimeout
-        self.callerExitsSoon = callerExitsSoon
+        self.policy = policy
     }
 
-    /// Owns the selection with `payload` and serves it from a detached process.
-    public func copy(_ payload: Payload, options: CopyOptions) throws(ClipboardError) {
-        _ = try own(payload, options: options)
+    /// Owns `selection` with `payload` and serves it from a detached process.
+    public func copy(_ payload: Payload, to selection: SelectionName = .clipboard, options: CopyOptions = CopyOptions())
+        throws(ClipboardError)
+    {
+        _ = try own(payload, to: selection, options: options)
     }
 
     /// Like `copy`, and tells which process serves the selection (it exits when it stops serving).
     @discardableResult
-    public func own(_ payload: Payload, options: CopyOptions) throws(ClipboardError) -> OwnerProcess {
+    public func own(_ payload: Payload, to selection: SelectionName = .clipboard, options: CopyOptions = CopyOptions())
+        throws(ClipboardError) -> OwnerProcess
+    {
         let pid = try CX11Calls.own(
-            payload, options: options, display: display, authority: authority, handOffTimeout: handOffTimeout,
-            singleFork: callerExitsSoon)
+            payload, selection: selection, options: options, policy: policy, display: display, authority: authority)
         return OwnerProcess(pid: pid)
     }
 
@@ -57,7 +52,7 @@ public struct X11Clipboard: Clipboard {
     public func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
         try CX11Calls.paste(
             display: display, authority: authority, selection: selection, target: target, timeout: timeout,
-            callerOwnsProcess: callerExitsSoon, fallback: target == "UTF8_STRING" ? "STRING" : nil,
+            callerOwnsProcess: policy.callerExitsSoon, fallback: target == "UTF8_STRING" ? "STRING" : nil,
             convert: Self.utf8(fromLatin1:))
     }
 

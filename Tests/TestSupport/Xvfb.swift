@@ -52,8 +52,15 @@ public final class Xvfb: @unchecked Sendable {
         process.wait()
     }
 
-    /// Our clipboard on this display.
-    public var clipboard: X11Clipboard { X11Clipboard(display: display) }
+    /// Our clipboard on this display with a new owner process for every copy, asked for
+    /// explicitly (the backend's default reuses one): most tests watch the process that serves
+    /// each copy, its pid, its descriptors, its exit. The resident owner's tests use `clipboard(_:)`.
+    public var clipboard: X11Clipboard { clipboard(X11Clipboard.OwnerPolicy(reuseOwner: false)) }
+
+    /// Our clipboard on this display serving copies by `policy`.
+    public func clipboard(_ policy: X11Clipboard.OwnerPolicy) -> X11Clipboard {
+        X11Clipboard(display: display, policy: policy)
+    }
 
     /// Our read of CLIPBOARD once a peer that returns before owning it has taken it.
     public func readOnceOwned(target: String = "UTF8_STRING", until settled: ([UInt8]) -> Bool = { _ in true })

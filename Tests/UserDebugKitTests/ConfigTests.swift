@@ -60,12 +60,11 @@ private func loadError(_ body: () throws(ConfigError) -> Void) -> ConfigError? {
 
 @Test func theDefaultsAreTheDocumentedOnes() {
     let config = Config.defaults
-    #expect(config.retention == Config.Retention(maxResponses: 10_000, maxBytes: 268_435_456))
+    #expect(config.retention == RetentionPolicy(maxCount: 10_000, maxBytes: 268_435_456))
     #expect(config.output.defaultTarget == .auto && config.output.selection == .clipboard)
     #expect(
-        config.clipboard
-            == Config.Clipboard(
-                secretClearSeconds: 30, lifetimeSeconds: nil, transferTimeoutSeconds: 10, connectTimeoutSeconds: 1))
+        config.clipboard == CopyOptions(clearSecretAfter: 30, lifetime: nil, connectTimeout: 1, transferTimeout: 10))
+    #expect(config.clipboardOwner == Config.ClipboardOwner(handOffAtOnce: nil, reuseOwner: nil), "the backend's")
     #expect(config.redactionPolicy == .default)
 }
 
@@ -85,16 +84,17 @@ private func loadError(_ body: () throws(ConfigError) -> Void) -> ConfigError? {
           "retention": {"maxResponses": null, "maxBytes": 1048576},  # unlimited count
           "redaction": {"headers": ["X-Internal-Auth"], "fields": ["ssn"], "fieldPatterns": ["iban"], "queryParameters": ["tenant"]},
           "output": {"defaultTarget": "stdout", "selection": "primary"},
-          "clipboard": {"secretClearSeconds": null, "lifetimeSeconds": 600, "transferTimeoutSeconds": 2.5, "connectTimeoutSeconds": 0.5}
+          "clipboard": {"secretClearSeconds": null, "lifetimeSeconds": 600, "transferTimeoutSeconds": 2.5, "connectTimeoutSeconds": 0.5,
+                        "handOffAtOnce": true, "reuseOwner": false}
         }
         """)
     let config = try Config.load(path: file)
-    #expect(config.retention == Config.Retention(maxResponses: nil, maxBytes: 1_048_576))
+    #expect(config.retention == RetentionPolicy(maxCount: nil, maxBytes: 1_048_576))
     #expect(config.output == Config.Output(defaultTarget: .stdout, selection: .primary))
     #expect(
-        config.clipboard
-            == Config.Clipboard(
-                secretClearSeconds: nil, lifetimeSeconds: 600, transferTimeoutSeconds: 2.5, connectTimeoutSeconds: 0.5))
+        config.clipboard == CopyOptions(clearSecretAfter: nil, lifetime: 600, connectTimeout: 0.5, transferTimeout: 2.5)
+    )
+    #expect(config.clipboardOwner == Config.ClipboardOwner(handOffAtOnce: true, reuseOwner: false))
     let policy = config.redactionPolicy
     #expect(
         policy.isSensitiveHeader("x-internal-auth") && policy.isSensitiveField("SSN")
@@ -162,6 +162,13 @@ struct BadConfig: Sendable, CustomTestStringConvertible {
         description:
             "config.json:1:38: clipboard.secretClearSeconds: expected a positive number of seconds or null, got a string"
     ),
+    BadConfig(
+        text: "{\"clipboard\": {\"reuseOwner\": \"yes\"}}",
+        description: "config.json:1:30: clipboard.reuseOwner: expected true or false, got a string"),
+    BadConfig(
+        text: "{\"clipboard\": {\"reuseOwners\": true}}",
+        description:
+            "config.json:1:16: clipboard.reuseOwners: unknown key \"reuseOwners\" (did you mean \"reuseOwner\"?)"),
     BadConfig(
         text: "{\n  \"retention\": {\"maxResponses\": 10,}\n}",
         description: "config.json:2:36: unexpected character '}'; expected a member name in double quotes"),

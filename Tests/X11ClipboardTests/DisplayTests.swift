@@ -77,7 +77,7 @@ struct DisplayTests {
             return
         }
         #expect(throws: ClipboardError.self) {
-            try X11Clipboard(display: display).copy(Payload(text: "x"), options: CopyOptions())
+            try X11Clipboard(display: display).copy(Payload(text: "x"))
         }
     }
 
@@ -109,7 +109,7 @@ struct DisplayTests {
         var maskAfter = sigset_t()
         sigaction(signal, nil, &before)
         pthread_sigmask(SIG_SETMASK, nil, &maskBefore)
-        let clipboard = X11Clipboard(display: silent.display, callerExitsSoon: true)
+        let clipboard = X11Clipboard(display: silent.display, policy: X11Clipboard.OwnerPolicy(callerExitsSoon: true))
         let outcome = Result { () throws(ClipboardError) in
             try clipboard.copy(Payload(text: "x"), options: CopyOptions(connectTimeout: 0.3))
         }
@@ -143,7 +143,7 @@ struct DisplayTests {
         try withXvfb(extraArguments: ["-listen", "tcp", "-ac"]) { x in
             let tcp = host + x.display  // x.display is ":N"
             let text = "over tcp to \(host)"
-            try X11Clipboard(display: tcp).copy(Payload(text: text), options: CopyOptions())
+            try X11Clipboard(display: tcp).copy(Payload(text: text))
             let out = try Peer.read(["xclip", "-o", "-selection", "clipboard"], environment: x.environment)
             #expect(out.status == 0)
             #expect(String(decoding: out.bytes, as: UTF8.self) == text)

@@ -10,7 +10,7 @@ struct InteropTests {
     @Test(arguments: Sample.all)
     func xclipReadsWhatWeOwn(_ sample: Sample) throws {
         try withXvfb { x in
-            try x.clipboard.copy(Payload(bytes: sample.bytes), options: CopyOptions())
+            try x.clipboard.copy(Payload(bytes: sample.bytes))
             let out = try Peer.read(["xclip", "-o", "-selection", "clipboard"], environment: x.environment)
             #expect(out.status == 0)
             expectSameBytes(out.bytes, sample.bytes)
@@ -22,7 +22,7 @@ struct InteropTests {
     @Test(arguments: Sample.all.filter { !$0.bytes.contains(0) })
     func xselReadsWhatWeOwn(_ sample: Sample) throws {
         try withXvfb { x in
-            try x.clipboard.copy(Payload(bytes: sample.bytes), options: CopyOptions())
+            try x.clipboard.copy(Payload(bytes: sample.bytes))
             let out = try Peer.read(["xsel", "-ob"], environment: x.environment)
             #expect(out.status == 0)
             expectSameBytes(out.bytes, sample.bytes)
@@ -57,7 +57,7 @@ struct InteropTests {
     @Test func tkReadsSixteenMebibytesFromUs() throws {
         try withXvfb { x in
             let sample = Sample.sixteenMiB
-            try x.clipboard.copy(Payload(bytes: sample.bytes), options: CopyOptions())
+            try x.clipboard.copy(Payload(bytes: sample.bytes))
             let out = try Peer.read([Peer.python, "-c", Peer.tkRead], environment: x.environment, limit: 120)
             #expect(out.status == 0)
             #expect(out.bytes.count == sample.bytes.count)
@@ -70,7 +70,7 @@ struct InteropTests {
     func peersReadSixtyFourMebibytesFromUs(_ reader: [String]) throws {
         try withXvfb { x in
             let bytes = Sample.pattern(64 << 20)
-            try x.clipboard.copy(Payload(bytes: bytes), options: CopyOptions())
+            try x.clipboard.copy(Payload(bytes: bytes))
             let out = try Peer.read(reader, environment: x.environment, limit: 120)
             #expect(out.status == 0)
             #expect(out.bytes.count == bytes.count)
@@ -107,7 +107,7 @@ struct InteropTests {
 
     @Test func primaryIsItsOwnSelection() throws {
         try withXvfb { x in
-            try x.clipboard.copy(Payload(text: "primary text"), options: CopyOptions(selection: .primary))
+            try x.clipboard.copy(Payload(text: "primary text"), to: .primary)
             let out = try Peer.read(["xclip", "-o", "-selection", "primary"], environment: x.environment)
             #expect(out.bytes == Array("primary text".utf8))
             #expect(throws: ClipboardError.self) {

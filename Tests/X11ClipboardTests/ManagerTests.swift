@@ -6,13 +6,16 @@ import X11Clipboard
 
 @Suite("Clipboard manager hand-off")
 struct ManagerTests {
+    /// Handing off at once, with a new owner per copy as every test here watches its own owner.
+    let handingOff = X11Clipboard.OwnerPolicy(handOffAtOnce: true, reuseOwner: false)
+
     /// Debian's cinnamon-settings-daemon clipboard plugin (csd-clipboard) implements SAVE_TARGETS
     /// and fetches everything with one MULTIPLE request.
     @Test
     func csdClipboardKeepsOurContentAfterOurOwnerLeaves() throws {
         try withCSDClipboard { x in
             let text = Array("kept by the manager: Zoë".utf8)
-            let owner = try x.clipboard.own(Payload(bytes: text), options: CopyOptions())
+            let owner = try x.clipboard.own(Payload(bytes: text))
             kill(owner.pid, SIGTERM)
             #expect(eventually { processExited(owner.pid) })
             expectSameBytes(x.readOnceOwned(), text)
@@ -26,7 +29,7 @@ struct ManagerTests {
     func handingOffAtOnceLeavesNoOwnerBehindAndKeepsTheContent() throws {
         try withCSDClipboard { x in
             let text = Array("handed off at once: 名前".utf8)
-            let owner = try x.clipboard.own(Payload(bytes: text), options: CopyOptions(handOffAtOnce: true))
+            let owner = try x.clipboard(handingOff).own(Payload(bytes: text))
             #expect(
                 eventually { processExited(owner.pid) }, "the owner should leave once the manager saved the content")
             expectSameBytes(x.readOnceOwned(), text)
@@ -39,9 +42,8 @@ struct ManagerTests {
     @Test
     func aSecretIsNotHandedOffAtOnce() throws {
         try withCSDClipboard { x in
-            let owner = try x.clipboard.own(
-                Payload(bytes: Array("s3cret".utf8), isSecret: true),
-                options: CopyOptions(clearSecretAfter: nil, handOffAtOnce: true))
+            let owner = try x.clipboard(handingOff).own(
+                Payload(bytes: Array("s3cret".utf8), isSecret: true), options: CopyOptions(clearSecretAfter: nil))
             defer { kill(owner.pid, SIGKILL) }
             expectSameBytes(x.readOnceOwned(), Array("s3cret".utf8))
             #expect(!processExited(owner.pid))
@@ -52,8 +54,7 @@ struct ManagerTests {
     @Test
     func withoutAManagerHandingOffAtOnceKeepsServing() throws {
         try withXvfb { x in
-            let owner = try x.clipboard.own(
-                Payload(text: "nobody to hand to"), options: CopyOptions(handOffAtOnce: true))
+            let owner = try x.clipboard(handingOff).own(Payload(text: "nobody to hand to"))
             defer { kill(owner.pid, SIGKILL) }
             expectSameBytes(x.readOnceOwned(), Array("nobody to hand to".utf8))
             #expect(!processExited(owner.pid))
@@ -71,8 +72,9 @@ struct ManagerTests {
                 manager.wait()
             }
             #expect(manager.receiveLine() == "owning")
-            let clipboard = X11Clipboard(display: x.display, handOffTimeout: 0.2)
-            let owner = try clipboard.own(Payload(text: "still served"), options: CopyOptions(handOffAtOnce: true))
+            var bounded = handingOff
+            bounded.handOffTimeout = 0.2
+            let owner = try x.clipboard(bounded).own(Payload(text: "still served"))
             defer { kill(owner.pid, SIGKILL) }
             #expect(manager.receiveLine()?.hasPrefix("request SAVE_TARGETS ") == true)
             usleep(600_000)  // past the 0.2 s bound: not a timing assertion, the owner must simply still be there
@@ -90,8 +92,8 @@ struct ManagerTests {
                 manager.wait()
             }
             #expect(manager.receiveLine() == "owning")
-            let clipboard = X11Clipboard(display: x.display, handOffTimeout: 0.3)
-            let owner = try clipboard.own(Payload(text: "nobody saves me"), options: CopyOptions())
+            let owner = try x.clipboard(X11Clipboard.OwnerPolicy(handOffTimeout: 0.3, reuseOwner: false)).own(
+                Payload(text: "nobody saves me"))
             kill(owner.pid, SIGTERM)
             #expect(eventually { processExited(owner.pid) })
             // The request it ignored: SAVE_TARGETS with a parameter property and, as ICCCM

@@ -14,7 +14,7 @@ struct OwnerTests {
 
     @Test func targetsListExactlyWhatATextPayloadOffers() throws {
         try withXvfb { x in
-            try x.clipboard.copy(Payload(text: "Zoë"), options: CopyOptions())
+            try x.clipboard.copy(Payload(text: "Zoë"))
             #expect(
                 try targets(x) == [
                     "TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS",
@@ -25,7 +25,7 @@ struct OwnerTests {
 
     @Test func aSecretJSONPayloadIsMarkedAndNeverOfferedToAManager() throws {
         try withXvfb { x in
-            try x.clipboard.copy(Payload(text: #"{"name":"名前"}"#, kind: .json, isSecret: true), options: CopyOptions())
+            try x.clipboard.copy(Payload(text: #"{"name":"名前"}"#, kind: .json, isSecret: true))
             #expect(
                 try targets(x) == [
                     "TARGETS", "TIMESTAMP", "MULTIPLE",
@@ -41,7 +41,7 @@ struct OwnerTests {
     @Test func binaryThatIsNotUTF8IsNeverPassedOffAsText() throws {
         try withXvfb { x in
             let bytes: [UInt8] = [0xFF, 0x00, 0x80, 0x41]
-            try x.clipboard.copy(Payload(bytes: bytes, kind: .binary), options: CopyOptions())
+            try x.clipboard.copy(Payload(bytes: bytes, kind: .binary))
             #expect(try targets(x) == ["TARGETS", "TIMESTAMP", "MULTIPLE", "SAVE_TARGETS", "application/octet-stream"])
             #expect(
                 try x.clipboard.paste(selection: .clipboard, target: "application/octet-stream", timeout: 2) == bytes)
@@ -53,10 +53,10 @@ struct OwnerTests {
 
     @Test func stringIsLatin1AndRefusedWhenTheTextIsNotRepresentable() throws {
         try withXvfb { x in
-            try x.clipboard.copy(Payload(text: "Zoë"), options: CopyOptions())
+            try x.clipboard.copy(Payload(text: "Zoë"))
             #expect(try x.clipboard.paste(selection: .clipboard, target: "STRING", timeout: 2) == [0x5A, 0x6F, 0xEB])
             #expect(try x.clipboard.paste(selection: .clipboard, target: "TEXT", timeout: 2) == [0x5A, 0x6F, 0xEB])
-            try x.clipboard.copy(Payload(text: "名前"), options: CopyOptions())
+            try x.clipboard.copy(Payload(text: "名前"))
             #expect(throws: ClipboardError.self) {
                 try x.clipboard.paste(selection: .clipboard, target: "STRING", timeout: 2)
             }
@@ -65,7 +65,7 @@ struct OwnerTests {
 
     @Test func anUnknownTargetIsRefused() throws {
         try withXvfb { x in
-            try x.clipboard.copy(Payload(text: "not an image"), options: CopyOptions())
+            try x.clipboard.copy(Payload(text: "not an image"))
             let out = try Peer.read(
                 ["xclip", "-o", "-selection", "clipboard", "-t", "image/png"], environment: x.environment)
             #expect(out.status != 0)
@@ -80,7 +80,7 @@ struct OwnerTests {
 
     @Test func multipleAnswersEachPairAndRefusesTheUnknownOne() throws {
         try withXvfb { x in
-            try x.clipboard.copy(Payload(text: "Zoë"), options: CopyOptions())
+            try x.clipboard.copy(Payload(text: "Zoë"))
             let out = try Peer.read([Peer.python, "-c", Peer.multipleReader], environment: x.environment)
             let lines = String(decoding: out.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
             #expect(lines == ["UTF8_STRING=5a6fc3ab", "image/png=None", "STRING=5a6feb"])
@@ -111,7 +111,7 @@ struct OwnerTests {
 
     @Test func ourOwnerExitsWhenAnotherClientTakesTheSelection() throws {
         try withXvfb { x in
-            let owner = try x.clipboard.own(Payload(text: "ours"), options: CopyOptions())
+            let owner = try x.clipboard.own(Payload(text: "ours"))
             #expect(!processExited(owner.pid))
             try Peer.own(
                 ["xclip", "-i", "-selection", "clipboard"], input: Array("theirs".utf8), environment: x.environment)
@@ -162,7 +162,7 @@ struct OwnerTests {
         try withXvfb { x in
             let timed = try x.clipboard.own(Payload(text: "short"), options: CopyOptions(lifetime: 0.3))
             #expect(eventually { processExited(timed.pid) })
-            let owner = try x.clipboard.own(Payload(text: "until told"), options: CopyOptions())
+            let owner = try x.clipboard.own(Payload(text: "until told"))
             kill(owner.pid, SIGTERM)
             #expect(eventually { processExited(owner.pid) })
             #expect(throws: ClipboardError.self) {
@@ -174,7 +174,7 @@ struct OwnerTests {
     /// `x=$(userdebug copy-id)` returns only if the server keeps none of the caller's descriptors.
     @Test func theServingProcessHoldsOnlyDevNullItsXConnectionAndItsSignalfd() throws {
         try withXvfb { x in
-            let owner = try x.clipboard.own(Payload(text: "fds"), options: CopyOptions())
+            let owner = try x.clipboard.own(Payload(text: "fds"))
             // own() returns once ownership is confirmed; the server closes what it inherited
             // right after, so give it the moment it needs (bounded) before looking.
             _ = eventually {
@@ -200,7 +200,7 @@ struct OwnerTests {
         try withXvfb { x in
             for i in 0..<20 {
                 let text = Array("round \(i)".utf8)
-                try x.clipboard.copy(Payload(bytes: text), options: CopyOptions())
+                try x.clipboard.copy(Payload(bytes: text))
                 #expect(try x.clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 2) == text)
             }
         }

@@ -8,7 +8,8 @@ import X11Clipboard
 /// needs neither an X connection nor a fork. Each test checks what a peer actually reads.
 @Suite("The resident owner")
 struct ResidentOwnerTests {
-    let reuse = CopyOptions(reuseOwner: true)
+    /// The backend's default policy: a resident owner that takes the next copies.
+    private func resident(_ x: Xvfb) -> X11Clipboard { x.clipboard(X11Clipboard.OwnerPolicy()) }
 
     private func read(_ x: Xvfb, target: String = "UTF8_STRING") throws -> [UInt8] {
         try Peer.read(["xclip", "-o", "-selection", "clipboard", "-t", target], environment: x.environment).bytes
@@ -31,18 +32,18 @@ struct ResidentOwnerTests {
 
     @Test func theNextCopyIsServedByTheSameProcessWithItsOwnTargets() throws {
         try withXvfb { x in
-            let first = try x.clipboard.own(Payload(text: "plain text"), options: reuse)
+            let first = try resident(x).own(Payload(text: "plain text"))
             #expect(eventually { isListening(x) })
             #expect(!(try targets(x)).contains("application/json"))
             let json = Array(#"{"id":"usr_1"}"#.utf8)
-            let second = try x.clipboard.own(Payload(bytes: json, kind: .json), options: reuse)
+            let second = try resident(x).own(Payload(bytes: json, kind: .json))
             #expect(second.pid == first.pid, "handed to the serving process, not forked")
             expectSameBytes(try read(x, target: "application/json"), json)
             expectSameBytes(try Peer.read(["xsel", "-ob"], environment: x.environment).bytes, json)
             #expect(try targets(x).contains("application/json"))
 
             let binary: [UInt8] = [0xff, 0x00, 0xfe]
-            _ = try x.clipboard.own(Payload(bytes: binary, kind: .binary), options: reuse)
+            _ = try resident(x).own(Payload(bytes: binary, kind: .binary))
             let now = try targets(x)
             #expect(now.contains("application/octet-stream") && !now.contains("UTF8_STRING"), "\(now)")
             expectSameBytes(try read(x, target: "application/octet-stream"), binary)
@@ -54,11 +55,11 @@ struct ResidentOwnerTests {
     /// process has taken the selection again with the new content.
     @Test func everyPasteRightAfterAHandedOverCopySeesThatCopy() throws {
         try withXvfb { x in
-            let owner = try x.clipboard.own(Payload(text: "round start"), options: reuse)
+            let owner = try resident(x).own(Payload(text: "round start"))
             #expect(eventually { isListening(x) })
             for i in 0..<40 {
                 let text = Array("round \(i) Zoë".utf8)
-                let served = try x.clipboard.own(Payload(bytes: text), options: reuse)
+                let served = try resident(x).own(Payload(bytes: text))
                 #expect(served.pid == owner.pid)
                 #expect(try x.clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 2) == text)
             }
@@ -70,7 +71,7 @@ struct ResidentOwnerTests {
     /// csd-clipboard) learn of a new copy only from that change, through XFixes.
     @Test func aClipboardWatcherSeesEveryHandedOverCopy() throws {
         try withXvfb { x in
-            let owner = try x.clipboard.own(Payload(text: "before the watcher"), options: reuse)
+            let owner = try resident(x).own(Payload(text: "before the watcher"))
             #expect(eventually { isListening(x) })
             let watcher = try Peer.start([Peer.python, "-c", Self.ownerChangeWatcher], environment: x.environment)
             defer {
@@ -80,7 +81,7 @@ struct ResidentOwnerTests {
             #expect(watcher.receiveLine() == "ready")
             var times: [Int64] = []
             for i in 0..<10 {
-                #expect(try x.clipboard.own(Payload(text: "copy \(i)"), options: reuse).pid == owner.pid)
+                #expect(try resident(x).own(Payload(text: "copy \(i)")).pid == owner.pid)
                 guard let line = watcher.receiveLine(), let time = Int64(line.split(separator: " ").last ?? "") else {
                     Issue.record("no owner change for copy \(i)")
                     break
@@ -99,11 +100,11 @@ struct ResidentOwnerTests {
     /// after the hand-over: it is not refused, as a time before our ownership otherwise is.
     @Test func aRequestStampedBeforeTheHandOverGetsTheContentOfThatTime() throws {
         try withXvfb { x in
-            _ = try x.clipboard.own(Payload(text: "earlier"), options: reuse)
+            _ = try resident(x).own(Payload(text: "earlier"))
             #expect(eventually { isListening(x) })
             let earlier = try ownershipTime(x)
             usleep(5000)
-            _ = try x.clipboard.own(Payload(text: "later"), options: reuse)
+            _ = try resident(x).own(Payload(text: "later"))
             let later = try ownershipTime(x)
             #expect(Int32(bitPattern: later &- earlier) > 0)
             let stamped = try Peer.read(
@@ -158,8 +159,7 @@ struct ResidentOwnerTests {
     /// An owner of `bytes` (listening for the next copy) and a reader paused in the middle of
     /// an INCR transfer of them (`Peer.pausingReader`).
     private func pausedTransfer(_ x: Xvfb, of bytes: [UInt8]) throws -> (OwnerProcess, Spawned) {
-        let owner = try x.clipboard.own(
-            Payload(bytes: bytes), options: CopyOptions(transferTimeout: 30, reuseOwner: true))
+        let owner = try resident(x).own(Payload(bytes: bytes), options: CopyOptions(transferTimeout: 30))
         #expect(eventually { isListening(x) })
         let reader = try Spawned.start(
             [Peer.python, "-c", Peer.pausingReader], environment: x.environment, pipeInput: true, pipeOutput: true)
@@ -185,7 +185,7 @@ struct ResidentOwnerTests {
             }
 
             let new = Array("the new content".utf8)
-            let served = try x.clipboard.own(Payload(bytes: new), options: reuse)
+            let served = try resident(x).own(Payload(bytes: new))
             #expect(served.pid == owner.pid)
             expectSameBytes(try read(x), new)
 
@@ -197,19 +197,19 @@ struct ResidentOwnerTests {
     @Test func aSecretsTimerFollowsTheLatestCopy() throws {
         try withXvfb { x in
             let secret = Payload(text: "token-123", isSecret: true)
-            let short = CopyOptions(clearSecretAfter: 1.5, reuseOwner: true)
-            let owner = try x.clipboard.own(secret, options: short)
+            let short = CopyOptions(clearSecretAfter: 1.5)
+            let owner = try resident(x).own(secret, options: short)
             #expect(eventually { isListening(x) })
             #expect(try targets(x).contains("x-kde-passwordManagerHint"))
             // Plain content replaces the secret: its clear timer must not fire on it.
-            _ = try x.clipboard.own(Payload(text: "plain"), options: short)
+            _ = try resident(x).own(Payload(text: "plain"), options: short)
             #expect(!(try targets(x)).contains("x-kde-passwordManagerHint"))
             #expect(try targets(x).contains("SAVE_TARGETS"))
             usleep(2_500_000)  // past the secret's 1.5 s: plain content must not be cleared
             expectSameBytes(try read(x), Array("plain".utf8))
             #expect(!processExited(owner.pid))
             // A secret handed over starts its own timer.
-            let again = try x.clipboard.own(secret, options: short)
+            let again = try resident(x).own(secret, options: short)
             #expect(again.pid == owner.pid)
             #expect(try targets(x).contains("x-kde-passwordManagerHint"))
             #expect(eventually { processExited(owner.pid) })
@@ -221,12 +221,12 @@ struct ResidentOwnerTests {
 
     @Test func anOwnerThatLostTheSelectionIsNotReused() throws {
         try withXvfb { x in
-            let owner = try x.clipboard.own(Payload(text: "ours"), options: reuse)
+            let owner = try resident(x).own(Payload(text: "ours"))
             #expect(eventually { isListening(x) })
             try Peer.own(
                 ["xclip", "-i", "-selection", "clipboard"], input: Array("theirs".utf8), environment: x.environment)
             #expect(eventually { processExited(owner.pid) })
-            let next = try x.clipboard.own(Payload(text: "ours again"), options: reuse)
+            let next = try resident(x).own(Payload(text: "ours again"))
             #expect(next.pid != owner.pid)
             expectSameBytes(try read(x), Array("ours again".utf8))
         }
@@ -249,7 +249,7 @@ struct ResidentOwnerTests {
             #expect(!processExited(owner.pid), "kept alive by the transfer")
 
             let ours = Array("ours again".utf8)
-            let next = try x.clipboard.own(Payload(bytes: ours), options: reuse)
+            let next = try resident(x).own(Payload(bytes: ours))
             #expect(next.pid != owner.pid)
             expectSameBytes(try read(x), ours)
             expectSameBytes(resume(reader), old)
@@ -262,12 +262,10 @@ struct ResidentOwnerTests {
     /// would overwrite what another program copied meanwhile.
     @Test func anOfferTheCopyGaveUpOnIsNeverTakenLater() throws {
         try withXvfb { x in
-            let owner = try x.clipboard.own(Payload(text: "first"), options: reuse)
+            let owner = try resident(x).own(Payload(text: "first"))
             #expect(eventually { isListening(x) })
             kill(owner.pid, SIGSTOP)
-            var hasty = reuse
-            hasty.connectTimeout = 0.6
-            let fallback = try x.clipboard.own(Payload(text: "given up"), options: hasty)
+            let fallback = try resident(x).own(Payload(text: "given up"), options: CopyOptions(connectTimeout: 0.6))
             #expect(fallback.pid != owner.pid)
             let newer = Array("newer, from another program".utf8)
             try Peer.own(["xclip", "-i", "-selection", "clipboard"], input: newer, environment: x.environment)
@@ -281,10 +279,10 @@ struct ResidentOwnerTests {
 
     @Test func fourMiBExactlyIsStillHandedOver() throws {
         try withXvfb { x in
-            let owner = try x.clipboard.own(Payload(text: "small"), options: reuse)
+            let owner = try resident(x).own(Payload(text: "small"))
             #expect(eventually { isListening(x) })
             let limit = Sample.pattern(4 << 20)
-            #expect(try x.clipboard.own(Payload(bytes: limit), options: reuse).pid == owner.pid)
+            #expect(try resident(x).own(Payload(bytes: limit)).pid == owner.pid)
             expectSameBytes(try read(x), limit)
         }
     }
@@ -293,14 +291,14 @@ struct ResidentOwnerTests {
     /// a reader sees right after it is that copy, whichever process served it.
     @Test func copiesAlternatingWithXclipEachWin() throws {
         try withXvfb { x in
-            _ = try x.clipboard.own(Payload(text: "start"), options: reuse)
+            _ = try resident(x).own(Payload(text: "start"))
             for i in 0..<12 {
                 let theirs = Array("xclip \(i)".utf8)
                 try Peer.own(["xclip", "-i", "-selection", "clipboard"], input: theirs, environment: x.environment)
                 // xclip's command returns before its forked child has taken the selection.
                 #expect(eventually { (try? read(x)) == theirs })
                 let ours = Array("ours \(i)".utf8)
-                _ = try x.clipboard.own(Payload(bytes: ours), options: reuse)
+                _ = try resident(x).own(Payload(bytes: ours))
                 expectSameBytes(try read(x), ours)
             }
         }
@@ -308,24 +306,22 @@ struct ResidentOwnerTests {
 
     @Test func aNewOwnerIsStartedWhenAskedOrForALargePayloadAndTakesTheNextCopies() throws {
         try withXvfb { x in
-            let first = try x.clipboard.own(Payload(text: "first"), options: reuse)
+            let first = try resident(x).own(Payload(text: "first"))
             #expect(eventually { isListening(x) })
-            var fresh = reuse
-            fresh.newOwner = true
-            let second = try x.clipboard.own(Payload(text: "second"), options: fresh)
+            let second = try x.clipboard(X11Clipboard.OwnerPolicy(newOwner: true)).own(Payload(text: "second"))
             #expect(second.pid != first.pid)
             #expect(eventually { processExited(first.pid) })
             expectSameBytes(try read(x), Array("second".utf8))
             #expect(eventually { isListening(x) }, "the new owner listens once the old one is gone")
-            #expect(try x.clipboard.own(Payload(text: "third"), options: reuse).pid == second.pid)
+            #expect(try resident(x).own(Payload(text: "third")).pid == second.pid)
 
             let large = Sample.pattern((4 << 20) + 1)
-            let third = try x.clipboard.own(Payload(bytes: large), options: reuse)
+            let third = try resident(x).own(Payload(bytes: large))
             #expect(third.pid != second.pid, "more than 4 MiB is not handed over")
             #expect(eventually { processExited(second.pid) })
             expectSameBytes(try read(x), large)
             #expect(eventually { isListening(x) })
-            #expect(try x.clipboard.own(Payload(text: "small"), options: reuse).pid == third.pid)
+            #expect(try resident(x).own(Payload(text: "small")).pid == third.pid)
             expectSameBytes(try read(x), Array("small".utf8))
         }
     }
@@ -335,7 +331,7 @@ struct ResidentOwnerTests {
     /// identity, so a copy never hands its content to an owner on another server.
     @Test func anOwnerOnAnotherServerWithTheSameDisplayNumberIsNotUsed() throws {
         try withXvfb { x in
-            let owner = try x.clipboard.own(Payload(text: "first"), options: reuse)
+            let owner = try resident(x).own(Payload(text: "first"))
             #expect(eventually { isListening(x) })
             let path = "/tmp/.X11-unix/X\(x.display.dropFirst())"
             #expect(rename(path, path + ".aside") == 0)
@@ -348,7 +344,7 @@ struct ResidentOwnerTests {
                 [Peer.python, "-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", path],
                 environment: x.environment, limit: 10)
             #expect(bound.status == 0)
-            let next = try x.clipboard.own(Payload(text: "second"), options: reuse)
+            let next = try resident(x).own(Payload(text: "second"))
             #expect(next.pid != owner.pid)
             #expect(eventually { processExited(owner.pid) })
             expectSameBytes(try read(x), Array("second".utf8))
@@ -357,10 +353,10 @@ struct ResidentOwnerTests {
 
     @Test func withoutReuseOwnerNothingListens() throws {
         try withXvfb { x in
-            let owner = try x.clipboard.own(Payload(text: "alone"), options: CopyOptions())
+            let owner = try x.clipboard(X11Clipboard.OwnerPolicy(reuseOwner: false)).own(Payload(text: "alone"))
             usleep(200_000)
             #expect(!isListening(x))
-            let next = try x.clipboard.own(Payload(text: "next"), options: reuse)
+            let next = try resident(x).own(Payload(text: "next"))
             #expect(next.pid != owner.pid)
         }
     }
@@ -386,7 +382,7 @@ struct ResidentOwnerTests {
     /// nothing, and the secret is still copied, by a process of ours).
     private func expectStrangerCanNeitherReplaceNorReceive(runningAs prefix: [String]) throws {
         try withXvfb { x in
-            let owner = try x.clipboard.own(Payload(text: "ours"), options: reuse)
+            let owner = try resident(x).own(Payload(text: "ours"))
             #expect(eventually { isListening(x) })
             let intruder = try Peer.read(
                 prefix + [Peer.python, "-c", Self.offeringClient, socketName(x)], environment: x.environment, limit: 10)
@@ -404,7 +400,7 @@ struct ResidentOwnerTests {
             }
             #expect(squatter.receiveLine() == "listening")
             let token = Array("token-xyz".utf8)
-            _ = try x.clipboard.own(Payload(bytes: token, isSecret: true), options: reuse)
+            _ = try resident(x).own(Payload(bytes: token, isSecret: true))
             expectSameBytes(try read(x), token)
             squatter.kill(SIGTERM)
             #expect(squatter.receiveLine() == "received 0 bytes")

@@ -56,7 +56,7 @@ enum ClipboardCommands {
         guard let timeout = Double(timeoutText), timeout.isFinite, timeout > 0 else {
             throw CommandError(.usage, "--timeout needs a positive number of seconds, got '\(timeoutText)'")
         }
-        let bytes = try invocation.clipboardFactory(invocation.variable("DISPLAY")).paste(
+        let bytes = try invocation.clipboard().paste(
             selection: try selection(invocation), target: invocation.arguments.value("target") ?? "UTF8_STRING",
             timeout: timeout)
         try writeAll(bytes, to: 1, name: "standard output")

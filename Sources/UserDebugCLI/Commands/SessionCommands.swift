@@ -208,7 +208,7 @@ enum SessionCommands {
         if let path = invocation.arguments.positionals.first {
             throw CommandError(.usage, "give a FILE or --from-clipboard, not both (got '\(path)')")
         }
-        let clipboard = invocation.clipboardFactory(invocation.variable("DISPLAY"))
+        let clipboard = invocation.clipboard()
         let bytes = try clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 5)
         guard bytes.count <= InputReader.defaultLimit else {
             throw CommandError(

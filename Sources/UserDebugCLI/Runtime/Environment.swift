@@ -1,4 +1,5 @@
 import UserDebugKit
+import X11Clipboard
 
 #if canImport(Glibc)
     import Glibc
@@ -24,7 +25,6 @@ final class Invocation: @unchecked Sendable {
     let paths: UserDebugPaths
     let diagnostics: Diagnostics
     let stdoutKind: StreamKind
-    let clipboardFactory: @Sendable (String?) -> any Clipboard
     private let givenEnvironment: [String: String]?
     private var fullEnvironment: [String: String]?
     private var loadedConfig: Config?
@@ -33,11 +33,7 @@ final class Invocation: @unchecked Sendable {
 
     /// `environment` nil: the process's own, read variable by variable as needed (building a
     /// dictionary of the whole environment costs a hotkey run more than the rest of its start).
-    init(
-        arguments: ParsedArguments,
-        environment: [String: String]?,
-        clipboardFactory: @escaping @Sendable (String?) -> any Clipboard
-    ) {
+    init(arguments: ParsedArguments, environment: [String: String]?) {
         self.arguments = arguments
         self.givenEnvironment = environment
         if let environment {
@@ -47,13 +43,19 @@ final class Invocation: @unchecked Sendable {
         }
         self.stdoutKind = StreamKind.of(1)
         self.diagnostics = Diagnostics(quiet: arguments.has("quiet"), isTerminal: StreamKind.of(2) == .terminal)
-        self.clipboardFactory = clipboardFactory
     }
 
     /// One environment variable.
     func variable(_ name: String) -> String? {
         if let givenEnvironment { return givenEnvironment[name] }
         return getenv(name).map { String(cString: $0) }
+    }
+
+    /// The clipboard on `$DISPLAY`, serving copies by `policy` (which matters only to copies; a
+    /// paste needs only the default).
+    func clipboard(policy: X11Clipboard.OwnerPolicy = X11Clipboard.OwnerPolicy(callerExitsSoon: true)) -> any Clipboard
+    {
+        X11Clipboard(display: variable("DISPLAY"), policy: policy)
     }
 
     /// The whole environment, for commands that hand it on (config actions, the backend fetch).
@@ -89,8 +91,7 @@ final class Invocation: @unchecked Sendable {
         if let writeStore { return writeStore }
         let store = try SessionStore.open(
             path: paths.databasePath, mode: .readWrite, busyTimeoutMilliseconds: busyTimeout)
-        let retention = try config().retention
-        store.retention = RetentionPolicy(maxCount: retention.maxResponses, maxBytes: retention.maxBytes)
+        store.retention = try config().retention
         writeStore = store
         report(store.warnings)
         return store

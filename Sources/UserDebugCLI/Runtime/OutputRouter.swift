@@ -1,14 +1,8 @@
 import UserDebugKit
+import X11Clipboard
 
-/// Where an action's payload goes (`--to`).
-enum OutputTarget: String, CaseIterable, Sendable {
-    /// Stdout when it is a pipe or a file; else the clipboard when a display answers; else stdout.
-    case auto
-    case stdout
-    case clipboard
-    case primary
-    case both
-
+/// The options of the commands that deliver a result (`--to`) or copy one.
+extension OutputTarget {
     static let option = OptionSpec.value(
         "to", "TARGET", "Where the result goes: auto, stdout, clipboard, primary or both (default auto).")
     static let lifetimeOption = OptionSpec.value(
@@ -33,7 +27,7 @@ struct OutputRouter {
         case .clipboard, .primary:
             try copy(payload, to: target == .primary ? .primary : .clipboard)
         case .both:
-            for selection in try configuredSelections() { try copy(payload, to: selection) }
+            for selection in try invocation.config().output.selection.names { try copy(payload, to: selection) }
             try stdout.write(payload)
         case .auto:
             if invocation.stdoutKind == .pipe || (invocation.stdoutKind == .regularFile && !stdoutIsSharedLogFile()) {
@@ -41,7 +35,7 @@ struct OutputRouter {
                 return
             }
             do {
-                for selection in try configuredSelections() { try copy(payload, to: selection) }
+                for selection in try invocation.config().output.selection.names { try copy(payload, to: selection) }
             } catch ClipboardError.noDisplay(let reason) {
                 invocation.diagnostics.notice("no clipboard (\(reason)); writing to standard output")
                 try stdout.write(payload)
@@ -59,38 +53,31 @@ struct OutputRouter {
             }
             return target
         }
-        return OutputTarget(rawValue: try invocation.config().output.defaultTarget.rawValue) ?? .auto
+        return try invocation.config().output.defaultTarget
     }
 
-    /// The selections `auto` and `both` write: `output.selection` in the config.
-    private func configuredSelections() throws -> [SelectionName] {
-        switch try invocation.config().output.selection {
-        case .clipboard: return [.clipboard]
-        case .primary: return [.primary]
-        case .both: return [.clipboard, .primary]
-        }
+    /// The X11 owner policy of this copy: the backend's defaults, then the config file's
+    /// `clipboard.handOffAtOnce` and `clipboard.reuseOwner`, then `--hand-off` and `--new-owner`.
+    private func ownerPolicy() throws -> X11Clipboard.OwnerPolicy {
+        var policy = X11Clipboard.OwnerPolicy(callerExitsSoon: true)
+        let chosen = try invocation.config().clipboardOwner
+        if let handOffAtOnce = chosen.handOffAtOnce { policy.handOffAtOnce = handOffAtOnce }
+        if let reuseOwner = chosen.reuseOwner { policy.reuseOwner = reuseOwner }
+        if invocation.arguments.has("hand-off") { policy.handOffAtOnce = true }
+        policy.newOwner = invocation.arguments.has("new-owner")
+        return policy
     }
 
     /// Owns `selection` with `payload` using the config's clipboard settings and `--lifetime`.
     func copy(_ payload: Payload, to selection: SelectionName) throws {
-        let config = try invocation.config()
-        var options = CopyOptions(
-            selection: selection,
-            clearSecretAfter: config.clipboard.secretClearSeconds,
-            lifetime: config.clipboard.lifetimeSeconds,
-            connectTimeout: config.clipboard.connectTimeoutSeconds,
-            transferTimeout: config.clipboard.transferTimeoutSeconds,
-            handOffAtOnce: config.clipboard.handOffAtOnce || invocation.arguments.has("hand-off"),
-            reuseOwner: config.clipboard.reuseOwner,
-            newOwner: invocation.arguments.has("new-owner"))
+        var options = try invocation.config().clipboard
         if let lifetime = invocation.arguments.value("lifetime") {
             guard let seconds = Double(lifetime), seconds.isFinite, seconds > 0 else {
                 throw CommandError(.usage, "--lifetime needs a positive number of seconds, got '\(lifetime)'")
             }
             options.lifetime = seconds
         }
-        let clipboard = invocation.clipboardFactory(invocation.variable("DISPLAY"))
-        try clipboard.copy(payload, options: options)
+        try invocation.clipboard(policy: try ownerPolicy()).copy(payload, to: selection, options: options)
         let name = selection == .primary ? "PRIMARY" : "CLIPBOARD"
         if payload.isSecret {
             let clear = options.clearSecretAfter.map { "; cleared in \(formatNumber($0)) s" } ?? ""

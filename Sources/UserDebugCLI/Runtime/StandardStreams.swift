@@ -54,9 +54,9 @@ func writeAll(_ bytes: [UInt8], to fd: Int32, name: String) throws(CommandError)
     }
 }
 
-/// The standard output as an `OutputSink`: payload bytes, escaped when shown on a terminal,
+/// The standard output as a destination of payloads: their bytes, escaped when shown on a terminal,
 /// with a final newline added for text so a prompt does not glue to it.
-struct StandardOutputSink: OutputSink {
+struct StandardOutputSink {
     var isTerminal: Bool
 
     func write(_ payload: Payload) throws {

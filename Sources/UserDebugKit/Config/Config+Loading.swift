@@ -55,7 +55,7 @@ extension Config {
     {
         let object = try reader.members(value, at: "retention", known: ["maxResponses", "maxBytes"])
         if let value = object["maxResponses"] {
-            config.retention.maxResponses = try reader.positiveInteger(
+            config.retention.maxCount = try reader.positiveInteger(
                 value, at: "retention.maxResponses", allowsNull: true)
         }
         if let value = object["maxBytes"] {
@@ -83,10 +83,10 @@ extension Config {
     {
         let object = try reader.members(value, at: "output", known: ["defaultTarget", "selection"])
         if let value = object["defaultTarget"] {
-            config.output.defaultTarget = try reader.choice(value, at: "output.defaultTarget", as: Output.Target.self)
+            config.output.defaultTarget = try reader.choice(value, at: "output.defaultTarget", as: OutputTarget.self)
         }
         if let value = object["selection"] {
-            config.output.selection = try reader.choice(value, at: "output.selection", as: Output.Selection.self)
+            config.output.selection = try reader.choice(value, at: "output.selection", as: OutputSelection.self)
         }
     }
 
@@ -99,28 +99,28 @@ extension Config {
         ]
         let object = try reader.members(value, at: "clipboard", known: keys)
         if let value = object["secretClearSeconds"] {
-            config.clipboard.secretClearSeconds = try reader.positiveSeconds(
+            config.clipboard.clearSecretAfter = try reader.positiveSeconds(
                 value, at: "clipboard.secretClearSeconds", allowsNull: true)
         }
         if let value = object["lifetimeSeconds"] {
-            config.clipboard.lifetimeSeconds = try reader.positiveSeconds(
+            config.clipboard.lifetime = try reader.positiveSeconds(
                 value, at: "clipboard.lifetimeSeconds", allowsNull: true)
         }
         if let value = object["transferTimeoutSeconds"],
             let seconds = try reader.positiveSeconds(value, at: "clipboard.transferTimeoutSeconds", allowsNull: false)
         {
-            config.clipboard.transferTimeoutSeconds = seconds
+            config.clipboard.transferTimeout = seconds
         }
         if let value = object["connectTimeoutSeconds"],
             let seconds = try reader.positiveSeconds(value, at: "clipboard.connectTimeoutSeconds", allowsNull: false)
         {
-            config.clipboard.connectTimeoutSeconds = seconds
+            config.clipboard.connectTimeout = seconds
         }
         if let value = object["handOffAtOnce"] {
-            config.clipboard.handOffAtOnce = try reader.flag(value, at: "clipboard.handOffAtOnce")
+            config.clipboardOwner.handOffAtOnce = try reader.flag(value, at: "clipboard.handOffAtOnce")
         }
         if let value = object["reuseOwner"] {
-            config.clipboard.reuseOwner = try reader.flag(value, at: "clipboard.reuseOwner")
+            config.clipboardOwner.reuseOwner = try reader.flag(value, at: "clipboard.reuseOwner")
         }
     }
 

@@ -4,20 +4,6 @@
 /// The file is JSON with `//` and `#` line comments. Unknown keys are errors, so a typo
 /// (`maxResponse`) is reported instead of silently doing nothing.
 public struct Config: Sendable, Equatable {
-    /// How much of the response log is kept; the oldest entries go first.
-    public struct Retention: Sendable, Equatable {
-        /// Most responses kept; nil keeps every one.
-        public var maxResponses: Int?
-        /// Most body bytes kept in total; nil keeps every byte.
-        public var maxBytes: Int?
-
-        /// Retention limits.
-        public init(maxResponses: Int? = 10_000, maxBytes: Int? = 268_435_456) {
-            self.maxResponses = maxResponses
-            self.maxBytes = maxBytes
-        }
-    }
-
     /// Names redacted on top of `RedactionPolicy.default` (which cannot be reduced).
     public struct Redaction: Sendable, Equatable {
         /// More header names, matched case-insensitively.
@@ -42,71 +28,31 @@ public struct Config: Sendable, Equatable {
 
     /// Where output goes when the command line does not say.
     public struct Output: Sendable, Equatable {
-        /// A default destination, as `--to` spells it.
-        public enum Target: String, Sendable, Equatable, CaseIterable {
-            /// stdout when it is a pipe or a file, else the clipboard when a display answers.
-            case auto
-            /// Always standard output.
-            case stdout
-            /// The CLIPBOARD selection (Ctrl+V).
-            case clipboard
-            /// The PRIMARY selection (middle click).
-            case primary
-            /// CLIPBOARD and PRIMARY.
-            case both
-        }
-
-        /// Which X selection `auto` uses when it picks the clipboard.
-        public enum Selection: String, Sendable, Equatable, CaseIterable {
-            /// CLIPBOARD (Ctrl+V).
-            case clipboard
-            /// PRIMARY (middle click).
-            case primary
-            /// Both selections.
-            case both
-        }
-
         /// The destination without `--to`.
-        public var defaultTarget: Target
-        /// The selection `auto` writes.
-        public var selection: Selection
+        public var defaultTarget: OutputTarget
+        /// The selections `auto` and `both` write.
+        public var selection: OutputSelection
 
-        /// Output defaults.
-        public init(defaultTarget: Target = .auto, selection: Selection = .clipboard) {
+        /// Output defaults: `auto`, writing CLIPBOARD.
+        public init(defaultTarget: OutputTarget = .auto, selection: OutputSelection = .clipboard) {
             self.defaultTarget = defaultTarget
             self.selection = selection
         }
     }
 
-    /// How the clipboard owner behaves.
-    public struct Clipboard: Sendable, Equatable {
-        /// Seconds after which a secret is cleared (if we still own the selection); nil never clears.
-        public var secretClearSeconds: Double?
-        /// Seconds the owner keeps serving ordinary content; nil serves until replaced.
-        public var lifetimeSeconds: Double?
-        /// Seconds one reader may take over one transfer before it is abandoned.
-        public var transferTimeoutSeconds: Double
-        /// Seconds to wait for the X server to answer before falling back to stdout.
-        public var connectTimeoutSeconds: Double
-        /// With a clipboard manager running, hand the content to it at once and stop serving.
-        public var handOffAtOnce: Bool
-        /// Hand new content to the owner process already serving the selection (no new
-        /// connection, no fork) instead of starting another one.
-        public var reuseOwner: Bool
+    /// The `clipboard` section's choices about the process that serves a copy, exactly as the
+    /// file makes them. They belong to a backend that serves copies from processes of its own,
+    /// which also holds their defaults: nil means the file is silent and that default applies.
+    public struct ClipboardOwner: Sendable, Equatable {
+        /// `clipboard.handOffAtOnce`: with a clipboard manager running, hand it the content at
+        /// once and stop serving.
+        public var handOffAtOnce: Bool?
+        /// `clipboard.reuseOwner`: give a copy to the process of ours already serving the
+        /// selection instead of starting another one.
+        public var reuseOwner: Bool?
 
-        /// Clipboard timings.
-        public init(
-            secretClearSeconds: Double? = 30,
-            lifetimeSeconds: Double? = nil,
-            transferTimeoutSeconds: Double = 10,
-            connectTimeoutSeconds: Double = 1,
-            handOffAtOnce: Bool = false,
-            reuseOwner: Bool = true
-        ) {
-            self.secretClearSeconds = secretClearSeconds
-            self.lifetimeSeconds = lifetimeSeconds
-            self.transferTimeoutSeconds = transferTimeoutSeconds
-            self.connectTimeoutSeconds = connectTimeoutSeconds
+        /// The file's choices; nil for each one it leaves out.
+        public init(handOffAtOnce: Bool? = nil, reuseOwner: Bool? = nil) {
             self.handOffAtOnce = handOffAtOnce
             self.reuseOwner = reuseOwner
         }
@@ -130,14 +76,16 @@ public struct Config: Sendable, Equatable {
         }
     }
 
-    /// Response log limits.
-    public var retention: Retention
+    /// Response log limits (`retention.maxResponses`, `retention.maxBytes`).
+    public var retention: RetentionPolicy
     /// Extra redaction names.
     public var redaction: Redaction
     /// Output defaults.
     public var output: Output
-    /// Clipboard timings.
-    public var clipboard: Clipboard
+    /// How copies behave: the timings of the `clipboard` section.
+    public var clipboard: CopyOptions
+    /// The owner-process choices of the `clipboard` section, for the backend to apply.
+    public var clipboardOwner: ClipboardOwner
     /// Actions defined in the config file, in menu order.
     public var actions: [ConfigAction]
     /// The "From the backend" section.
@@ -145,10 +93,11 @@ public struct Config: Sendable, Equatable {
 
     /// A configuration; every part defaults.
     public init(
-        retention: Retention = Retention(),
+        retention: RetentionPolicy = RetentionPolicy(),
         redaction: Redaction = Redaction(),
         output: Output = Output(),
-        clipboard: Clipboard = Clipboard(),
+        clipboard: CopyOptions = CopyOptions(),
+        clipboardOwner: ClipboardOwner = ClipboardOwner(),
         actions: [ConfigAction] = [],
         backend: Backend = Backend()
     ) {
@@ -156,6 +105,7 @@ public struct Config: Sendable, Equatable {
         self.redaction = redaction
         self.output = output
         self.clipboard = clipboard
+        self.clipboardOwner = clipboardOwner
         self.actions = actions
         self.backend = backend
     }

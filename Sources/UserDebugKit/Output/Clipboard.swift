@@ -1,4 +1,5 @@
-/// Which X11 selection to use.
+/// Which selection a copy or a paste uses. Both exist on X11 and on Wayland (the primary
+/// selection protocol), so the names are the same for every backend.
 public enum SelectionName: String, Sendable, CaseIterable {
     /// CLIPBOARD: what Ctrl+V pastes.
     case clipboard
@@ -6,55 +7,40 @@ public enum SelectionName: String, Sendable, CaseIterable {
     case primary
 }
 
-/// How a copy should behave.
+/// How one copy behaves, on any backend. It is also the `clipboard` section of the config file
+/// (`secretClearSeconds`, `lifetimeSeconds`, `connectTimeoutSeconds`, `transferTimeoutSeconds`):
+/// the defaults below are the product's, written only here.
 public struct CopyOptions: Sendable, Hashable {
-    /// The selection to own.
-    public var selection: SelectionName
-    /// For secrets: clear the selection after this many seconds if we still own it (nil: never).
+    /// For a secret payload: clear the selection after this many seconds if it still holds this
+    /// copy (nil: never). Ordinary payloads ignore it.
     public var clearSecretAfter: Double?
     /// Stop serving after this many seconds (nil: until another client takes the selection).
     public var lifetime: Double?
-    /// How long to wait for the display to answer before giving up.
+    /// How long to wait for the display server to answer before throwing `.noDisplay`.
     public var connectTimeout: Double
-    /// How long one transfer to one requestor may stall before it is dropped.
+    /// How long one transfer to one reader may stall before that reader is dropped; the others,
+    /// and later readers, are still served.
     public var transferTimeout: Double
-    /// Hand the content to a running clipboard manager (SAVE_TARGETS) as soon as the owner
-    /// serves, and stop serving once it is saved; with no manager, or one that does not save it,
-    /// keep serving. CLIPBOARD only; never for secrets.
-    public var handOffAtOnce: Bool
-    /// If a serving process of ours already owns this selection on this display (one started
-    /// with `reuseOwner`), hand it the content over a local socket instead of connecting and
-    /// forking; it takes the selection again and confirms before the copy returns. Payloads up
-    /// to 4 MiB, not with `handOffAtOnce`; anything else, or no such process, owns as usual.
-    public var reuseOwner: Bool
-    /// With `reuseOwner`: start a new serving process anyway (it takes the next copies).
-    public var newOwner: Bool
 
-    /// Options with the defaults of the product.
+    /// Options with the defaults of the product: secrets cleared after 30 s, served until
+    /// replaced, 1 s to connect, 10 s per stalled transfer.
     public init(
-        selection: SelectionName = .clipboard,
         clearSecretAfter: Double? = 30,
         lifetime: Double? = nil,
         connectTimeout: Double = 1,
-        transferTimeout: Double = 10,
-        handOffAtOnce: Bool = false,
-        reuseOwner: Bool = false,
-        newOwner: Bool = false
+        transferTimeout: Double = 10
     ) {
-        self.selection = selection
         self.clearSecretAfter = clearSecretAfter
         self.lifetime = lifetime
         self.connectTimeout = connectTimeout
         self.transferTimeout = transferTimeout
-        self.handOffAtOnce = handOffAtOnce
-        self.reuseOwner = reuseOwner
-        self.newOwner = newOwner
     }
 }
 
 /// Why the clipboard could not be used.
 public enum ClipboardError: Error, Sendable, Equatable {
-    /// No display to talk to: DISPLAY unset, unserved, garbage, or silent past the deadline.
+    /// No display server to talk to: none named in the environment, none serving the name, or
+    /// none answering before the connect timeout. Callers may fall back to stdout on this one.
     case noDisplay(reason: String)
     /// The selection could not be taken or ownership was not confirmed.
     case ownershipNotConfirmed
@@ -64,15 +50,33 @@ public enum ClipboardError: Error, Sendable, Equatable {
     case noContent(String)
     /// The payload cannot be offered (e.g. not representable in the requested target).
     case unsupported(String)
-    /// Any other failure (fork, X protocol error), with a message.
+    /// Any other failure (a fork, a protocol error), with a message.
     case failed(String)
 }
 
-/// An X11 selection: written by `copy`, read by `paste`. Implemented by `X11Clipboard`.
+/// A clipboard backend: `copy` makes a payload the content of a selection, `paste` reads one.
+/// `X11Clipboard` implements it; a second backend (Wayland data-control) implements the same
+/// contract, which is:
+///
+/// - `copy` returns only once the payload is the selection's content, so a paste by anyone right
+///   after it sees this copy. The content outlives the caller (a command-line caller exits at
+///   once) and is served until another client replaces it, `options.lifetime` passes, or, for a
+///   secret, `options.clearSecretAfter` passes while the selection still holds it.
+/// - Formats follow `Payload.Kind`: text as UTF-8 text, `.json` also as `application/json`,
+///   `.binary` as `application/octet-stream` (and as text only when it is valid UTF-8). A secret
+///   is marked `x-kde-passwordManagerHint: secret`, so clipboard managers skip it, and is never
+///   handed to one.
+/// - `.noDisplay` means the display server did not answer within `options.connectTimeout`; the
+///   CLI then writes to stdout instead. Other failures use the other `ClipboardError` cases.
+/// - How a backend serves the content (its processes, its hand-off to a clipboard manager) is
+///   configuration of the backend value, not of these calls.
 public protocol Clipboard: Sendable {
-    /// Owns the selection with `payload` and serves it from a background process; returns once
-    /// ownership is confirmed.
-    func copy(_ payload: Payload, options: CopyOptions) throws(ClipboardError)
-    /// Reads the selection's content converted to `target` (e.g. `UTF8_STRING`), within `timeout` seconds.
+    /// Makes `payload` the content of `selection`, served as `options` say; returns once that is
+    /// confirmed.
+    func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardError)
+    /// Reads the selection's content converted to `target`, within `timeout` seconds. `target` is
+    /// a format name: a MIME type (`application/json`) or `UTF8_STRING` (UTF-8 text) and
+    /// `TARGETS` (the offered formats), which the CLI passes by default and a backend without
+    /// those names maps to its own.
     func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8]
 }

@@ -3,6 +3,9 @@
 ///
 /// The responses being recorded are never dropped by their own record call, so a single batch
 /// larger than the limits stays whole (and the log shrinks back on the next record).
+///
+/// It is also the `retention` section of the config file (`maxResponses` is `maxCount`), so the
+/// defaults below are the product's, written only here.
 public struct RetentionPolicy: Sendable, Equatable {
     /// The most responses kept; nil for no limit.
     public var maxCount: Int?

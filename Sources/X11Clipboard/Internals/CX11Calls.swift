@@ -73,8 +73,8 @@ enum CX11Calls {
 
     /// `cx11_own`: returns the serving process's id.
     static func own(
-        _ payload: Payload, options: CopyOptions, display: String?, authority: String?, handOffTimeout: Double,
-        singleFork: Bool
+        _ payload: Payload, selection name: SelectionName, options: CopyOptions, policy: X11Clipboard.OwnerPolicy,
+        display: String?, authority: String?
     ) throws(ClipboardError) -> pid_t {
         var err = cx11_error()
         var pid: pid_t = 0
@@ -83,18 +83,18 @@ enum CX11Calls {
                 var o = cx11_own_options(
                     display: d,
                     authority: a,
-                    selection: selection(options.selection),
+                    selection: selection(name),
                     kind: kind(payload.kind),
                     is_secret: payload.isSecret ? 1 : 0,
                     connect_timeout: options.connectTimeout,
                     transfer_timeout: options.transferTimeout,
                     clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
                     lifetime: options.lifetime ?? 0,
-                    handoff_timeout: handOffTimeout,
-                    single_fork: singleFork ? 1 : 0,
-                    handoff_at_once: options.handOffAtOnce ? 1 : 0,
-                    reuse_owner: options.reuseOwner ? 1 : 0,
-                    new_owner: options.newOwner ? 1 : 0
+                    handoff_timeout: policy.handOffTimeout,
+                    single_fork: policy.callerExitsSoon ? 1 : 0,
+                    handoff_at_once: policy.handOffAtOnce ? 1 : 0,
+                    reuse_owner: policy.reuseOwner ? 1 : 0,
+                    new_owner: policy.newOwner ? 1 : 0
                 )
                 return payload.bytes.withUnsafeBufferPointer { bytes in
                     cx11_own(&o, bytes.baseAddress, bytes.count, &pid, &err)
