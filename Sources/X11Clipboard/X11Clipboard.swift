@@ -75,11 +75,6 @@ public struct X11Clipboard: Clipboard {
         }
         return out
     }
-
-    /// Empties `selection`: whoever owns it is told to stop (SetSelectionOwner None).
-    public func clear(selection: SelectionName, timeout: Double = 1) throws(ClipboardError) {
-        try CX11Calls.clear(display: display, authority: authority, selection: selection, timeout: timeout)
-    }
 }
 
 /// The detached process serving a selection taken by `X11Clipboard.own`.
