@@ -21,8 +21,14 @@ let package = Package(
             path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The detached-owner rules (fork strategies, detaching), shared by every clipboard backend.
+        .target(
+            name: "COwnerProcess",
+            path: "Sources/COwnerProcess"
+        ),
         .target(
             name: "CX11",
+            dependencies: ["COwnerProcess"],
             path: "Sources/CX11",
             linkerSettings: [
                 .linkedLibrary("xcb"),

@@ -2,6 +2,7 @@
 #define USERDEBUG_CX11_INTERNAL_H
 /* Shared by the cx11 sources; not part of the module's public header. */
 #include "cx11.h"
+#include "cx11_testing.h"
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <xcb/xcb.h>
@@ -51,7 +52,7 @@ cx11_status cx11_fail(cx11_error *err, cx11_status status, int errno_value, cons
 /* cx11_connect flags. */
 enum {
     /* Bound the setup handshake with a timer signal to the calling thread instead of a watchdog
-     * thread: for a caller that owns its process (see cx11_connect.c). */
+     * thread: for a caller that owns its process (see cx11_setup.c). */
     CX11_CONNECT_TIMER_SIGNAL = 1,
 };
 
@@ -73,19 +74,28 @@ cx11_status cx11_session_open(cx11_session *s, const char *display, const char *
 /* Disconnect (NULL-safe on s->c). */
 void cx11_session_close(cx11_session *s);
 
-/*
- * Wait until the reply to request `sequence` arrives or the deadline passes. Events that arrive
- * meanwhile stay queued in xcb. Returns the reply (free it) or NULL with *xerr set (free it) on
- * an X error, or NULL with *xerr NULL on timeout (*timed_out = 1) or a dead connection.
- */
-void *cx11_wait_reply(xcb_connection_t *c, unsigned int sequence, double deadline,
-                      xcb_generic_error_t **xerr, int *timed_out);
+/* How a wait on the X connection ended. */
+typedef enum cx11_wait {
+    CX11_WAIT_OK = 0,        /* the reply or event arrived */
+    CX11_WAIT_TIMED_OUT = 1, /* the deadline passed */
+    CX11_WAIT_CLOSED = 2,    /* the connection died (xcb_connection_has_error) */
+    CX11_WAIT_FAILED = 3,    /* the server answered with an X error, or poll failed */
+} cx11_wait;
 
 /*
- * Next event (free it), waiting until the deadline. NULL on timeout (*timed_out = 1) or when
- * the connection died (*timed_out = 0; check xcb_connection_has_error).
+ * The one way to wait for a reply: flushes, then waits until the reply to request `sequence`
+ * arrives or the deadline passes. Events that arrive meanwhile stay queued in xcb. An X error is
+ * freed here. Returns the reply (free it), or NULL with *why saying why not (why may be NULL
+ * when the caller only needs the reply).
  */
-xcb_generic_event_t *cx11_wait_event(xcb_connection_t *c, double deadline, int *timed_out);
+void *cx11_reply(xcb_connection_t *c, unsigned int sequence, double deadline, cx11_wait *why);
+
+/*
+ * Next event (free it), flushing first and waiting until the deadline. NULL on timeout or when
+ * the connection died, *why saying which (CX11_WAIT_TIMED_OUT, CX11_WAIT_CLOSED, or
+ * CX11_WAIT_FAILED when poll failed).
+ */
+xcb_generic_event_t *cx11_wait_event(xcb_connection_t *c, double deadline, cx11_wait *why);
 
 /* Poll one fd for readability until the deadline: 1 readable/hung up, 0 timeout, -1 error. */
 int cx11_wait_fd(int fd, double deadline);
@@ -153,11 +163,13 @@ int cx11_read_exact(int fd, void *buffer, size_t len, double deadline);
 int cx11_resident_offer(const cx11_own_options *options, const uint8_t *bytes, size_t len, double deadline,
                         pid_t *owner_pid);
 
-/* Listen as the resident owner for options; the fd, or -1 (*in_use when another process holds
- * the name: an owner that has not yet seen its SelectionClear). */
-int cx11_resident_listen(const cx11_own_options *options, int *in_use);
+/* The header that describes a copy with `options` of len bytes, which stops waiting at
+ * `deadline`: what a copy sends a resident owner, and what a forked owner starts serving with. */
+void cx11_offer_terms(const cx11_own_options *options, size_t len, double deadline, cx11_offer_header *h);
 
-/* The owner's serving loop (cx11_serve.c); never returns, ends with _exit. */
+/* What the serving process starts with: the session it inherited at the fork (its connection
+ * shared with nobody once the caller released it), the selection taken at `acquired`, and the
+ * payload in its copy of the caller's memory. */
 typedef struct cx11_serve_config {
     cx11_session session;
     xcb_atom_t selection;
@@ -167,6 +179,8 @@ typedef struct cx11_serve_config {
     const cx11_own_options *options;
 } cx11_serve_config;
 
+/* The serving process (cx11_serve.c): detaches, then serves until it leaves; never returns,
+ * ends with _exit. Call only in the child of a fork (C only from there on). */
 __attribute__((noreturn)) void cx11_serve(const cx11_serve_config *config);
 
 #endif

@@ -1,20 +1,19 @@
 /*
  * Taking a selection: own it, confirm it, then leave a detached process serving it.
  *
- * The caller keeps only what it needs to report success. Two forks: the first child starts a
- * new session and forks the server, reports the server's pid over a pipe and exits at once, so
- * the caller reaps it right away and the server is reparented (to init or a subreaper) rather
- * than left as the caller's zombie.
+ * The caller keeps only what it needs to report success. The fork follows the detached-owner
+ * rules of COwnerProcess (ud_owner.h): once for a caller about to exit, else twice so that the
+ * server is reparented rather than left as the caller's zombie.
  */
 #define _GNU_SOURCE
 #include "cx11_internal.h"
 
+#include "ud_owner.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /*
@@ -34,10 +33,29 @@ static void release_shared_connection(xcb_connection_t *c) {
     }
 }
 
-/* Give the selection back (only if it is still ours: `acquired` is our own timestamp). */
-static void give_back(cx11_session *s, xcb_atom_t selection, xcb_timestamp_t acquired) {
-    xcb_set_selection_owner(s->c, XCB_NONE, selection, acquired);
-    xcb_flush(s->c);
+/* Take the selection with our window at `acquired` and confirm it with the server before the
+ * deadline: CX11_OK, CX11_TIMED_OUT, CX11_NO_DISPLAY (the server went away) or CX11_NOT_OWNER. */
+static cx11_status take_selection(cx11_session *s, xcb_atom_t selection, xcb_timestamp_t acquired, double deadline,
+                                  cx11_error *err) {
+    xcb_set_selection_owner(s->c, s->window, selection, acquired);
+    xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(s->c, selection);
+    cx11_wait why;
+    xcb_get_selection_owner_reply_t *reply = cx11_reply(s->c, ck.sequence, deadline, &why);
+    int mine = reply != NULL && reply->owner == s->window;
+    free(reply);
+    if (mine) return CX11_OK;
+    if (why == CX11_WAIT_TIMED_OUT)
+        return cx11_fail(err, CX11_TIMED_OUT, 0, "the X server did not confirm ownership in time");
+    if (xcb_connection_has_error(s->c)) return cx11_fail(err, CX11_NO_DISPLAY, 0, "the X server closed the connection");
+    return cx11_fail(err, CX11_NOT_OWNER, 0, "SetSelectionOwner did not make us the owner");
+}
+
+/* The error for a fork that left no serving process. */
+static cx11_status fork_failure(ud_owner_status st, int saved, cx11_error *err) {
+    const char *what = st == UD_OWNER_PIPE_FAILED          ? "pipe"
+                       : st == UD_OWNER_SERVER_FORK_FAILED ? "fork of the selection server failed"
+                                                           : "fork";
+    return cx11_fail(err, CX11_FAILED, saved, "%s: %s", what, strerror(saved));
 }
 
 cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size_t len,
@@ -51,110 +69,37 @@ cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size
     cx11_session s;
     xcb_timestamp_t acquired = 0;
     /* A caller that exits soon owns its process: it may bound the connect with a timer signal,
-     * which costs far less than the watchdog thread (cx11_connect.c). */
+     * which costs far less than the watchdog thread (cx11_setup.c). */
     int flags = options->single_fork ? CX11_CONNECT_TIMER_SIGNAL : 0;
     cx11_status st = cx11_session_open(&s, options->display, options->authority, deadline, flags, &acquired, err);
     if (st != CX11_OK) return st;
-
     xcb_atom_t selection = cx11_selection_atom(&s, options->selection);
-    xcb_set_selection_owner(s.c, s.window, selection, acquired);
-    xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(s.c, selection);
-    xcb_generic_error_t *xerr = NULL;
-    int timed_out = 0;
-    xcb_get_selection_owner_reply_t *reply = cx11_wait_reply(s.c, ck.sequence, deadline, &xerr, &timed_out);
-    free(xerr);
-    if (reply == NULL || reply->owner != s.window) {
-        free(reply);
-        if (timed_out) st = cx11_fail(err, CX11_TIMED_OUT, 0, "the X server did not confirm ownership in time");
-        else if (xcb_connection_has_error(s.c)) st = cx11_fail(err, CX11_NO_DISPLAY, 0, "the X server closed the connection");
-        else st = cx11_fail(err, CX11_NOT_OWNER, 0, "SetSelectionOwner did not make us the owner");
-        cx11_session_close(&s);
-        return st;
-    }
-    free(reply);
+    st = take_selection(&s, selection, acquired, deadline, err);
+    if (st != CX11_OK) goto close;
 
-    if (options->single_fork) {
-        /* The child runs in the caller's process group until its setsid(); a terminal closing in
-         * that moment (script(1) ending, a terminal window closed right after a copy) sends the
-         * group SIGHUP. Ignore it before the fork so the child is never born killable by it; the
-         * caller is about to exit, so its own disposition no longer matters. */
-        signal(SIGHUP, SIG_IGN);
-        pid_t server = fork();
-        if (server < 0) {
-            int saved = errno;
-            give_back(&s, selection, acquired);
-            cx11_session_close(&s);
-            return cx11_fail(err, CX11_FAILED, saved, "fork: %s", strerror(saved));
-        }
-        if (server == 0) {
-            /* C only from here. */
-            setsid();
-            cx11_serve_config config = {
-                .session = s, .selection = selection, .acquired = acquired,
-                .bytes = bytes, .len = len, .options = options,
-            };
-            cx11_serve(&config);
-        }
-        release_shared_connection(s.c);
-        *owner_pid = server;
-        return CX11_OK;
+    int saved = 0;
+    pid_t server = -1;
+    ud_owner_status forked = ud_owner_fork(options->single_fork ? UD_OWNER_FORK_ONCE : UD_OWNER_FORK_TWICE,
+                                           &server, &saved);
+    if (forked == UD_OWNER_IN_SERVER) {
+        /* C only from here. */
+        cx11_serve_config config = {
+            .session = s, .selection = selection, .acquired = acquired,
+            .bytes = bytes, .len = len, .options = options,
+        };
+        cx11_serve(&config);
     }
-
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) < 0) {
-        int saved = errno;
-        give_back(&s, selection, acquired);
-        cx11_session_close(&s);
-        return cx11_fail(err, CX11_FAILED, saved, "pipe: %s", strerror(saved));
-    }
-    pid_t first = fork();
-    if (first < 0) {
-        int saved = errno;
-        close(report[0]);
-        close(report[1]);
-        give_back(&s, selection, acquired);
-        cx11_session_close(&s);
-        return cx11_fail(err, CX11_FAILED, saved, "fork: %s", strerror(saved));
-    }
-    if (first == 0) {
-        /* First child: C only from here. */
-        close(report[0]);
-        setsid();
-        pid_t server = fork();
-        if (server == 0) {
-            close(report[1]);
-            cx11_serve_config config = {
-                .session = s, .selection = selection, .acquired = acquired,
-                .bytes = bytes, .len = len, .options = options,
-            };
-            cx11_serve(&config);
-        }
-        /* server < 0 is reported as pid -1 with errno. */
-        int32_t message[2] = {(int32_t)server, server < 0 ? errno : 0};
-        ssize_t ignored = write(report[1], message, sizeof message);
-        (void)ignored;
-        _exit(0);
-    }
-
-    close(report[1]);
-    int32_t message[2] = {-1, 0};
-    size_t got = 0;
-    while (got < sizeof message) {
-        ssize_t n = read(report[0], (char *)message + got, sizeof message - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        got += (size_t)n;
-    }
-    close(report[0]);
-    while (waitpid(first, NULL, 0) < 0 && errno == EINTR) {}
-
-    if (got != sizeof message || message[0] <= 0) {
-        int saved = got == sizeof message ? message[1] : EPIPE;
-        give_back(&s, selection, acquired);
-        cx11_session_close(&s);
-        return cx11_fail(err, CX11_FAILED, saved, "fork of the selection server failed: %s", strerror(saved));
+    if (forked != UD_OWNER_OK) {
+        st = fork_failure(forked, saved, err);
+        /* Give the selection back (only if it is still ours: `acquired` is our own timestamp). */
+        xcb_set_selection_owner(s.c, XCB_NONE, selection, acquired);
+        xcb_flush(s.c);
+        goto close;
     }
     release_shared_connection(s.c);
-    *owner_pid = (pid_t)message[0];
+    *owner_pid = server;
     return CX11_OK;
+close:
+    cx11_session_close(&s);
+    return st;
 }

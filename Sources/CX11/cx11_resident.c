@@ -8,6 +8,9 @@
  * secret) never goes to another user's process, and another user can never change our content.
  * Anything unexpected on the client side (no listener, another uid, a refusal, a deadline) makes
  * the caller fall back to connecting and forking as usual; nothing is lost by trying.
+ *
+ * Here: the socket's name, the checks both sides make, and the copy's side. The serving side
+ * (listening, receiving and answering an offer) is cx11_listener.c.
  */
 #define _GNU_SOURCE
 #include "cx11_internal.h"
@@ -24,48 +27,62 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-int cx11_resident_address(const char *display, cx11_selection selection, struct sockaddr_un *addr,
-                          socklen_t *addr_len) {
+/* The device and inode of the file at path, "%lx:%lx"-ready; 0 when it cannot be stat'ed. */
+static int file_identity(const char *path, unsigned long *dev, unsigned long *ino) {
+    struct stat st;
+    if (stat(path, &st) != 0) return 0;
+    *dev = (unsigned long)st.st_dev;
+    *ino = (unsigned long)st.st_ino;
+    return 1;
+}
+
+cx11_status cx11_resident_name(const char *display, cx11_selection selection, const char *executable_path,
+                               char *out, size_t cap, cx11_error *err) {
     if (display == NULL || *display == '\0') display = getenv("DISPLAY");
     cx11_display_addr parsed;
-    if (cx11_parse_display(display, &parsed, NULL) != CX11_OK) return 0;
-    memset(addr, 0, sizeof *addr);
-    addr->sun_family = AF_UNIX;
-    /* sun_path[0] stays NUL: an abstract name, gone with the process, no file to clean up. */
-    char *name = addr->sun_path + 1;
-    size_t room = sizeof addr->sun_path - 1;
+    cx11_status st = cx11_parse_display(display, &parsed, err);
+    if (st != CX11_OK) return st;
     const char *sel = selection == CX11_PRIMARY ? "PRIMARY" : "CLIPBOARD";
     unsigned uid = (unsigned)geteuid();
     /* A local server is also named by its socket file's identity: abstract names are shared by
      * everyone in the network namespace, and two containers that share it may each run a server
      * with the same display number (only one of them holding the abstract X socket). */
-    struct stat st;
-    unsigned long dev = 0, ino = 0;
-    if (parsed.transport != CX11_TRANSPORT_TCP && stat(parsed.path, &st) == 0) {
-        dev = (unsigned long)st.st_dev;
-        ino = (unsigned long)st.st_ino;
-    }
+    unsigned long dev = 0, ino = 0, exe_dev, exe_ino;
+    if (parsed.transport != CX11_TRANSPORT_TCP) (void)file_identity(parsed.path, &dev, &ino);
     /* And by our executable file: an owner forked by another build (an upgrade installed while
      * it serves) speaks another protocol, and a copy must not keep feeding the old code. */
-    if (stat("/proc/self/exe", &st) != 0) return 0;
-    unsigned long exe_dev = (unsigned long)st.st_dev, exe_ino = (unsigned long)st.st_ino;
+    const char *exe = executable_path != NULL ? executable_path : "/proc/self/exe";
+    if (!file_identity(exe, &exe_dev, &exe_ino))
+        return cx11_fail(err, CX11_FAILED, errno, "stat %.160s: %s", exe, strerror(errno));
     int n;
     switch (parsed.transport) {
     case CX11_TRANSPORT_TCP:
-        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/tcp/%s/%d/%lx:%lx", CX11_RESIDENT_VERSION, uid, sel,
+        n = snprintf(out, cap, "userdebug-owner-%d/%u/%s/tcp/%s/%d/%lx:%lx", CX11_RESIDENT_VERSION, uid, sel,
                      parsed.host, parsed.display, exe_dev, exe_ino);
         break;
     case CX11_TRANSPORT_PATH:
-        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/path/%s/%lx:%lx/%lx:%lx", CX11_RESIDENT_VERSION, uid,
+        n = snprintf(out, cap, "userdebug-owner-%d/%u/%s/path/%s/%lx:%lx/%lx:%lx", CX11_RESIDENT_VERSION, uid,
                      sel, parsed.path, dev, ino, exe_dev, exe_ino);
         break;
     default:
-        n = snprintf(name, room, "userdebug-owner-%d/%u/%s/unix/%d/%lx:%lx/%lx:%lx", CX11_RESIDENT_VERSION, uid, sel,
+        n = snprintf(out, cap, "userdebug-owner-%d/%u/%s/unix/%d/%lx:%lx/%lx:%lx", CX11_RESIDENT_VERSION, uid, sel,
                      parsed.display, dev, ino, exe_dev, exe_ino);
         break;
     }
-    if (n < 0 || (size_t)n >= room) return 0; /* a name that does not fit: no resident owner */
-    *addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    size_t abstract_room = sizeof((struct sockaddr_un *)0)->sun_path - 1;
+    if (n < 0 || (size_t)n >= cap || (size_t)n >= abstract_room)
+        return cx11_fail(err, CX11_UNSUPPORTED, 0, "the resident owner's socket name does not fit");
+    return CX11_OK;
+}
+
+int cx11_resident_address(const char *display, cx11_selection selection, struct sockaddr_un *addr,
+                          socklen_t *addr_len) {
+    memset(addr, 0, sizeof *addr);
+    addr->sun_family = AF_UNIX;
+    /* sun_path[0] stays NUL: an abstract name, gone with the process, no file to clean up. */
+    if (cx11_resident_name(display, selection, NULL, addr->sun_path + 1, sizeof addr->sun_path - 1, NULL) != CX11_OK)
+        return 0; /* no display, or a name that does not fit: no resident owner */
+    *addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(addr->sun_path + 1));
     return 1;
 }
 
@@ -125,17 +142,8 @@ int cx11_read_exact(int fd, void *buffer, size_t len, double deadline) {
     return 1;
 }
 
-int cx11_resident_offer(const cx11_own_options *options, const uint8_t *bytes, size_t len, double deadline,
-                        pid_t *owner_pid) {
-    if (len > CX11_RESIDENT_MAX_BYTES || options->handoff_at_once) return 0;
-    struct sockaddr_un addr;
-    socklen_t addr_len;
-    if (!cx11_resident_address(options->display, options->selection, &addr, &addr_len)) return 0;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0) return 0;
-    /* Non-blocking: a full backlog is EAGAIN, not a wait. Nothing listening is ECONNREFUSED. */
-    int ok = connect(fd, (struct sockaddr *)&addr, addr_len) == 0 && cx11_peer_is_us(fd);
-    cx11_offer_header header = {
+void cx11_offer_terms(const cx11_own_options *options, size_t len, double deadline, cx11_offer_header *h) {
+    *h = (cx11_offer_header){
         .magic = CX11_OFFER_MAGIC,
         .kind = (uint32_t)options->kind,
         .is_secret = options->is_secret ? 1u : 0u,
@@ -146,6 +154,20 @@ int cx11_resident_offer(const cx11_own_options *options, const uint8_t *bytes, s
         .handoff_timeout = options->handoff_timeout,
         .len = (uint64_t)len,
     };
+}
+
+int cx11_resident_offer(const cx11_own_options *options, const uint8_t *bytes, size_t len, double deadline,
+                        pid_t *owner_pid) {
+    if (len > CX11_RESIDENT_MAX_BYTES || options->handoff_at_once) return 0;
+    struct sockaddr_un addr;
+    socklen_t addr_len;
+    if (!cx11_resident_address(options->display, options->selection, &addr, &addr_len)) return 0;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) return 0;
+    /* Non-blocking: a full backlog is EAGAIN, not a wait. Nothing listening is ECONNREFUSED. */
+    int ok = connect(fd, (struct sockaddr *)&addr, addr_len) == 0 && cx11_peer_is_us(fd);
+    cx11_offer_header header;
+    cx11_offer_terms(options, len, deadline, &header);
     struct iovec iov[2] = {{.iov_base = &header, .iov_len = sizeof header},
                            {.iov_base = (void *)bytes, .iov_len = len}};
     ok = ok && send_all(fd, iov, len > 0 ? 2 : 1, deadline);
@@ -155,19 +177,4 @@ int cx11_resident_offer(const cx11_own_options *options, const uint8_t *bytes, s
     if (!ok || reply.magic != CX11_OFFER_MAGIC || reply.status != CX11_OK || reply.pid <= 0) return 0;
     *owner_pid = (pid_t)reply.pid;
     return 1;
-}
-
-int cx11_resident_listen(const cx11_own_options *options, int *in_use) {
-    *in_use = 0;
-    struct sockaddr_un addr;
-    socklen_t addr_len;
-    if (!cx11_resident_address(options->display, options->selection, &addr, &addr_len)) return -1;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0) return -1;
-    if (bind(fd, (struct sockaddr *)&addr, addr_len) != 0 || listen(fd, 16) != 0) {
-        *in_use = errno == EADDRINUSE;
-        close(fd);
-        return -1;
-    }
-    return fd;
 }

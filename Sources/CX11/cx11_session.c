@@ -41,37 +41,39 @@ int cx11_wait_fd(int fd, double deadline) {
     }
 }
 
-void *cx11_wait_reply(xcb_connection_t *c, unsigned int sequence, double deadline,
-                      xcb_generic_error_t **xerr, int *timed_out) {
-    *xerr = NULL;
-    *timed_out = 0;
+/* Wait for the X connection to become readable: CX11_WAIT_OK, or why it will not be. */
+static cx11_wait wait_readable(xcb_connection_t *c, double deadline) {
+    if (xcb_connection_has_error(c)) return CX11_WAIT_CLOSED;
+    int r = cx11_wait_fd(xcb_get_file_descriptor(c), deadline);
+    return r > 0 ? CX11_WAIT_OK : r == 0 ? CX11_WAIT_TIMED_OUT : CX11_WAIT_FAILED;
+}
+
+void *cx11_reply(xcb_connection_t *c, unsigned int sequence, double deadline, cx11_wait *why) {
+    cx11_wait ignored, *outcome = why != NULL ? why : &ignored;
     xcb_flush(c);
     for (;;) {
         void *reply = NULL;
-        if (xcb_poll_for_reply(c, sequence, &reply, xerr)) return reply; /* reply, error, or neither */
-        if (xcb_connection_has_error(c)) return NULL;
-        int r = cx11_wait_fd(xcb_get_file_descriptor(c), deadline);
-        if (r == 0) {
-            *timed_out = 1;
-            return NULL;
+        xcb_generic_error_t *xerr = NULL;
+        if (xcb_poll_for_reply(c, sequence, &reply, &xerr)) { /* reply, error, or neither */
+            *outcome = reply != NULL ? CX11_WAIT_OK : xcb_connection_has_error(c) ? CX11_WAIT_CLOSED : CX11_WAIT_FAILED;
+            free(xerr);
+            return reply;
         }
-        if (r < 0) return NULL;
+        *outcome = wait_readable(c, deadline);
+        if (*outcome != CX11_WAIT_OK) return NULL;
     }
 }
 
-xcb_generic_event_t *cx11_wait_event(xcb_connection_t *c, double deadline, int *timed_out) {
-    *timed_out = 0;
+xcb_generic_event_t *cx11_wait_event(xcb_connection_t *c, double deadline, cx11_wait *why) {
     xcb_flush(c);
     for (;;) {
         xcb_generic_event_t *ev = xcb_poll_for_event(c);
-        if (ev != NULL) return ev;
-        if (xcb_connection_has_error(c)) return NULL;
-        int r = cx11_wait_fd(xcb_get_file_descriptor(c), deadline);
-        if (r == 0) {
-            *timed_out = 1;
-            return NULL;
+        if (ev != NULL) {
+            *why = CX11_WAIT_OK;
+            return ev;
         }
-        if (r < 0) return NULL;
+        *why = wait_readable(c, deadline);
+        if (*why != CX11_WAIT_OK) return NULL;
     }
 }
 
@@ -98,10 +100,37 @@ static const char *const atom_names[CX11_A_COUNT] = {
 };
 
 /* While opening, a server that stops answering is no display at all. */
-static cx11_status timeout_or_lost(xcb_connection_t *c, int timed_out, const char *what, cx11_error *err) {
-    if (timed_out) return cx11_fail(err, CX11_NO_DISPLAY, ETIMEDOUT, "the X server did not answer %s in time", what);
-    if (xcb_connection_has_error(c)) return cx11_fail(err, CX11_NO_DISPLAY, 0, "the X server closed the connection");
+static cx11_status timeout_or_lost(cx11_wait why, const char *what, cx11_error *err) {
+    if (why == CX11_WAIT_TIMED_OUT)
+        return cx11_fail(err, CX11_NO_DISPLAY, ETIMEDOUT, "the X server did not answer %s in time", what);
+    if (why == CX11_WAIT_CLOSED) return cx11_fail(err, CX11_NO_DISPLAY, 0, "the X server closed the connection");
     return cx11_fail(err, CX11_FAILED, 0, "X error while %s", what);
+}
+
+/* Our root window: that of the screen the DISPLAY string names. 0 when the display has none. */
+static int find_root(cx11_session *s, int screen_number) {
+    xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(s->c));
+    for (int i = 0; i < screen_number && it.rem > 0; i++) xcb_screen_next(&it);
+    if (it.rem == 0) return 0;
+    s->root = it.data->root;
+    return 1;
+}
+
+/* The timestamp: the time of the PropertyNotify that our zero-length append caused. */
+static cx11_wait wait_timestamp(cx11_session *s, double deadline, xcb_timestamp_t *timestamp) {
+    for (;;) {
+        cx11_wait why;
+        xcb_generic_event_t *ev = cx11_wait_event(s->c, deadline, &why);
+        if (ev == NULL) return why;
+        int hit = 0;
+        if ((ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY) {
+            xcb_property_notify_event_t *pn = (xcb_property_notify_event_t *)ev;
+            hit = pn->window == s->window && pn->atom == XCB_ATOM_WM_NAME;
+            if (hit) *timestamp = pn->time;
+        }
+        free(ev);
+        if (hit) return CX11_WAIT_OK;
+    }
 }
 
 cx11_status cx11_session_open(cx11_session *s, const char *display, const char *authority,
@@ -110,14 +139,10 @@ cx11_status cx11_session_open(cx11_session *s, const char *display, const char *
     int screen_number = 0;
     cx11_status st = cx11_connect(display, authority, deadline, flags, &s->c, &screen_number, err);
     if (st != CX11_OK) return st;
-
-    xcb_screen_iterator_t it = xcb_setup_roots_iterator(xcb_get_setup(s->c));
-    for (int i = 0; i < screen_number && it.rem > 0; i++) xcb_screen_next(&it);
-    if (it.rem == 0) {
-        cx11_session_close(s);
-        return cx11_fail(err, CX11_NO_DISPLAY, 0, "the display has no screen %d", screen_number);
+    if (!find_root(s, screen_number)) {
+        st = cx11_fail(err, CX11_NO_DISPLAY, 0, "the display has no screen %d", screen_number);
+        goto fail;
     }
-    s->root = it.data->root;
 
     /* One flight: every InternAtom, our window, and the zero-length append that yields a timestamp. */
     xcb_intern_atom_cookie_t cookies[CX11_A_COUNT];
@@ -129,37 +154,22 @@ cx11_status cx11_session_open(cx11_session *s, const char *display, const char *
                       XCB_COPY_FROM_PARENT, XCB_CW_EVENT_MASK, &mask);
     xcb_change_property(s->c, XCB_PROP_MODE_APPEND, s->window, XCB_ATOM_WM_NAME, XCB_ATOM_STRING, 8, 0, "");
 
+    cx11_wait why = CX11_WAIT_OK;
     for (int i = 0; i < CX11_A_COUNT; i++) {
-        xcb_generic_error_t *xerr = NULL;
-        int timed_out = 0;
-        xcb_intern_atom_reply_t *reply = cx11_wait_reply(s->c, cookies[i].sequence, deadline, &xerr, &timed_out);
-        free(xerr);
+        xcb_intern_atom_reply_t *reply = cx11_reply(s->c, cookies[i].sequence, deadline, &why);
         if (reply == NULL) {
-            st = timeout_or_lost(s->c, timed_out, "InternAtom", err);
-            cx11_session_close(s);
-            return st;
+            st = timeout_or_lost(why, "InternAtom", err);
+            goto fail;
         }
         s->atoms[i] = reply->atom;
         free(reply);
     }
-    for (;;) {
-        int timed_out = 0;
-        xcb_generic_event_t *ev = cx11_wait_event(s->c, deadline, &timed_out);
-        if (ev == NULL) {
-            st = timeout_or_lost(s->c, timed_out, "the timestamp request", err);
-            cx11_session_close(s);
-            return st;
-        }
-        if ((ev->response_type & 0x7f) == XCB_PROPERTY_NOTIFY) {
-            xcb_property_notify_event_t *pn = (xcb_property_notify_event_t *)ev;
-            if (pn->window == s->window && pn->atom == XCB_ATOM_WM_NAME) {
-                *timestamp = pn->time;
-                free(ev);
-                return CX11_OK;
-            }
-        }
-        free(ev);
-    }
+    why = wait_timestamp(s, deadline, timestamp);
+    if (why == CX11_WAIT_OK) return CX11_OK;
+    st = timeout_or_lost(why, "the timestamp request", err);
+fail:
+    cx11_session_close(s);
+    return st;
 }
 
 void cx11_session_close(cx11_session *s) {
@@ -168,23 +178,3 @@ void cx11_session_close(cx11_session *s) {
 }
 
 void cx11_free(void *buffer) { free(buffer); }
-
-cx11_status cx11_clear(const char *display, const char *authority, cx11_selection selection,
-                       double timeout, cx11_error *err) {
-    double deadline = cx11_now() + timeout;
-    cx11_session s;
-    xcb_timestamp_t now = 0;
-    cx11_status st = cx11_session_open(&s, display, authority, deadline, 0, &now, err);
-    if (st != CX11_OK) return st;
-    xcb_set_selection_owner(s.c, XCB_NONE, cx11_selection_atom(&s, selection), now);
-    /* A round trip makes sure the server processed it before we disconnect. */
-    xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(s.c, cx11_selection_atom(&s, selection));
-    xcb_generic_error_t *xerr = NULL;
-    int timed_out = 0;
-    void *reply = cx11_wait_reply(s.c, ck.sequence, deadline, &xerr, &timed_out);
-    if (reply == NULL) st = timeout_or_lost(s.c, timed_out, "GetSelectionOwner", err);
-    free(reply);
-    free(xerr);
-    cx11_session_close(&s);
-    return st;
-}

@@ -1,74 +1,19 @@
 /* Which targets a payload is offered as, and the bytes for each. */
 #define _GNU_SOURCE
-#include "cx11_serve.h"
+#include "cx11_request.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One pass over the bytes, resumable: is it valid UTF-8, ASCII, and representable in Latin-1?
- * Stops after about max bytes at a character boundary; 1 once the payload is classified. */
-int cx11_scan_text_step(cx11_content *ct, size_t max) {
-    if (ct->scanned) return 1;
-    const uint8_t *p = ct->bytes;
-    size_t n = ct->len, i = ct->scan_pos;
-    size_t stop = n - i > max ? i + max : n;
-    int ascii = !ct->scan_non_ascii, utf8 = 1, latin1 = !ct->scan_non_latin1;
-    while (i < stop) {
-        /* ASCII runs eight bytes at a time: a 128 MiB payload is scanned at memory speed. */
-        while (i + 8 <= stop) {
-            uint64_t word;
-            memcpy(&word, p + i, sizeof word);
-            if (word & 0x8080808080808080ULL) break;
-            i += 8;
-        }
-        if (i >= stop) break;
-        uint8_t b = p[i];
-        if (b < 0x80) {
-            i++;
-            continue;
-        }
-        ascii = 0;
-        uint32_t cp;
-        size_t need;
-        if (b >= 0xC2 && b <= 0xDF) { cp = b & 0x1F; need = 1; }
-        else if (b >= 0xE0 && b <= 0xEF) { cp = b & 0x0F; need = 2; }
-        else if (b >= 0xF0 && b <= 0xF4) { cp = b & 0x07; need = 3; }
-        else { utf8 = 0; break; }
-        if (i + need >= n) { utf8 = 0; break; } /* truncated sequence */
-        for (size_t k = 1; k <= need; k++) {
-            uint8_t c = p[i + k];
-            if ((c & 0xC0) != 0x80) { utf8 = 0; break; }
-            cp = (cp << 6) | (c & 0x3F);
-        }
-        if (!utf8) break;
-        /* Overlong, surrogate and out-of-range forms. */
-        if ((need == 2 && cp < 0x800) || (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF)) {
-            utf8 = 0;
-            break;
-        }
-        if (cp > 0xFF) latin1 = 0;
-        i += need + 1;
-    }
-    ct->scan_pos = i;
-    ct->scan_non_ascii = !ascii;
-    ct->scan_non_latin1 = !latin1;
-    if (utf8 && i < n) return 0;
-    ct->scanned = 1;
-    ct->is_utf8 = utf8;
-    ct->is_ascii = ascii && utf8;
-    ct->is_latin1 = utf8 && latin1;
-    return 1;
-}
-
-void cx11_scan_text(cx11_content *ct) { (void)cx11_scan_text_step(ct, SIZE_MAX); }
-
+/* Is ct offered as text: any text kind, or BINARY that is valid UTF-8? */
 static int offers_text(cx11_content *ct) {
     if (ct->kind != CX11_KIND_BINARY) return 1;
     if (!ct->scanned) cx11_scan_text(ct);
     return ct->is_utf8;
 }
 
+/* Is ct offered as Latin-1 (STRING, TEXT): text whose every character is representable? */
 static int offers_latin1(cx11_content *ct) {
     if (!offers_text(ct)) return 0;
     if (!ct->scanned) cx11_scan_text(ct);
@@ -96,66 +41,66 @@ static const uint8_t *latin1_bytes(cx11_content *ct, size_t *len) {
     return ct->latin1;
 }
 
-int cx11_can_hand_off(const cx11_server *sv) {
-    return sv->selection == sv->atoms[CX11_A_CLIPBOARD] && !sv->content->is_secret;
+int cx11_can_hand_off(const cx11_link *x, const cx11_content *ct) {
+    return x->selection == x->atoms[CX11_A_CLIPBOARD] && !ct->is_secret;
 }
 
-size_t cx11_data_targets(cx11_server *sv, xcb_atom_t *out) {
-    const xcb_atom_t *a = sv->atoms;
-    cx11_kind kind = sv->content->kind;
+size_t cx11_data_targets(const cx11_link *x, cx11_content *ct, xcb_atom_t *out) {
+    const xcb_atom_t *a = x->atoms;
     size_t n = 0;
-    if (offers_text(sv->content)) {
+    if (offers_text(ct)) {
         out[n++] = a[CX11_A_UTF8_STRING];
         out[n++] = a[CX11_A_TEXT_PLAIN_UTF8];
-        if (offers_latin1(sv->content)) {
+        if (offers_latin1(ct)) {
             out[n++] = XCB_ATOM_STRING;
             out[n++] = a[CX11_A_TEXT];
         }
     }
-    if (kind == CX11_KIND_JSON) out[n++] = a[CX11_A_JSON];
-    if (kind == CX11_KIND_BINARY) out[n++] = a[CX11_A_OCTET_STREAM];
-    if (sv->content->is_secret) out[n++] = a[CX11_A_KDE_HINT];
+    if (ct->kind == CX11_KIND_JSON) out[n++] = a[CX11_A_JSON];
+    if (ct->kind == CX11_KIND_BINARY) out[n++] = a[CX11_A_OCTET_STREAM];
+    if (ct->is_secret) out[n++] = a[CX11_A_KDE_HINT];
     return n;
 }
 
-int cx11_convert(cx11_server *sv, xcb_atom_t target, cx11_conversion *cv) {
-    const xcb_atom_t *a = sv->atoms;
-    cx11_kind kind = sv->content->kind;
-    cv->type = target;
-    cv->format = 8;
-    cv->data = sv->content->bytes;
-    cv->len = sv->content->len;
+/* The 32-bit answers: TARGETS (every target we offer) and TIMESTAMP (when we took the selection). */
+static int convert_meta(const cx11_link *x, cx11_source src, xcb_atom_t target, cx11_conversion *cv) {
+    const xcb_atom_t *a = x->atoms;
+    size_t n = 0;
     if (target == a[CX11_A_TARGETS]) {
-        size_t n = 0;
         cv->scratch[n++] = a[CX11_A_TARGETS];
         cv->scratch[n++] = a[CX11_A_TIMESTAMP];
         cv->scratch[n++] = a[CX11_A_MULTIPLE];
-        if (cx11_can_hand_off(sv)) cv->scratch[n++] = a[CX11_A_SAVE_TARGETS];
-        n += cx11_data_targets(sv, cv->scratch + n);
+        if (cx11_can_hand_off(x, src.content)) cv->scratch[n++] = a[CX11_A_SAVE_TARGETS];
+        n += cx11_data_targets(x, src.content, cv->scratch + n);
         cv->type = XCB_ATOM_ATOM;
-        cv->format = 32;
-        cv->data = cv->scratch;
-        cv->len = n * 4;
-        return 1;
-    }
-    if (target == a[CX11_A_TIMESTAMP]) {
-        cv->scratch[0] = sv->acquired;
+    } else {
+        cv->scratch[n++] = src.acquired;
         cv->type = XCB_ATOM_INTEGER;
-        cv->format = 32;
-        cv->data = cv->scratch;
-        cv->len = 4;
-        return 1;
     }
-    if (target == a[CX11_A_UTF8_STRING] || target == a[CX11_A_TEXT_PLAIN_UTF8]) return offers_text(sv->content);
+    cv->format = 32;
+    cv->data = cv->scratch;
+    cv->len = n * 4;
+    return 1;
+}
+
+int cx11_convert(const cx11_link *x, cx11_source src, xcb_atom_t target, cx11_conversion *cv) {
+    const xcb_atom_t *a = x->atoms;
+    cx11_content *ct = src.content;
+    cv->type = target;
+    cv->format = 8;
+    cv->data = ct->bytes;
+    cv->len = ct->len;
+    if (target == a[CX11_A_TARGETS] || target == a[CX11_A_TIMESTAMP]) return convert_meta(x, src, target, cv);
+    if (target == a[CX11_A_UTF8_STRING] || target == a[CX11_A_TEXT_PLAIN_UTF8]) return offers_text(ct);
     if (target == XCB_ATOM_STRING || target == a[CX11_A_TEXT]) {
-        if (!offers_latin1(sv->content)) return 0;
+        if (!offers_latin1(ct)) return 0;
         cv->type = XCB_ATOM_STRING;
-        cv->data = latin1_bytes(sv->content, &cv->len);
+        cv->data = latin1_bytes(ct, &cv->len);
         return cv->data != NULL;
     }
-    if (target == a[CX11_A_JSON]) return kind == CX11_KIND_JSON;
-    if (target == a[CX11_A_OCTET_STREAM]) return kind == CX11_KIND_BINARY;
-    if (target == a[CX11_A_KDE_HINT] && sv->content->is_secret) {
+    if (target == a[CX11_A_JSON]) return ct->kind == CX11_KIND_JSON;
+    if (target == a[CX11_A_OCTET_STREAM]) return ct->kind == CX11_KIND_BINARY;
+    if (target == a[CX11_A_KDE_HINT] && ct->is_secret) {
         static const char secret[] = "secret";
         cv->data = (const uint8_t *)secret;
         cv->len = sizeof secret - 1;

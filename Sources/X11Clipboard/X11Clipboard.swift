@@ -7,11 +7,8 @@ public import UserDebugKit
 /// process serving it; it returns as soon as ownership is confirmed. Flush buffered standard
 /// output before calling it: the serving process is forked from the caller.
 ///
-/// Targets offered: `TARGETS`, `TIMESTAMP`, `MULTIPLE`, `SAVE_TARGETS` (CLIPBOARD, not secrets),
-/// `UTF8_STRING`, `text/plain;charset=utf-8`, `STRING` and `TEXT` (Latin-1, only when every
-/// character is representable), `application/json` for `.json`, `application/octet-stream` for
-/// `.binary` (whose text targets are offered only when the bytes are valid UTF-8), and
-/// `x-kde-passwordManagerHint` = `secret` for secrets. Everything else is refused.
+/// The targets offered for each payload kind are listed in one place: the comment on `cx11_own`
+/// in Sources/CX11/include/cx11.h. Everything else is refused.
 public struct X11Clipboard: Clipboard {
     /// The DISPLAY to use; nil reads `$DISPLAY` at each call.
     public let display: String?
@@ -69,11 +66,6 @@ public struct X11Clipboard: Clipboard {
             }
         }
         return out
-    }
-
-    /// Empties `selection`: whoever owns it is told to stop (SetSelectionOwner None).
-    public func clear(selection: SelectionName, timeout: Double = 1) throws(ClipboardError) {
-        try CX11Calls.clear(display: display, authority: authority, selection: selection, timeout: timeout)
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
-import UserDebugKit
-public import X11Clipboard
+public import UserDebugKit
+@_spi(Testing) public import X11Clipboard
 
 /// A private Xvfb for one test: it picks a free display itself (`-displayfd`), so tests run in
 /// parallel beside each other and beside any other X server; it is killed by pid at the end.
@@ -75,24 +75,22 @@ public final class Xvfb: @unchecked Sendable {
     }
 
     /// The abstract socket name on which our resident owner of `selection` on this display
-    /// listens: protocol version, uid, selection, display number, then the device and inode (in
-    /// hex) of the server's socket file and of the executable that forked the owner (the test
-    /// process itself for library owners, the built `userdebug` for the CLI's).
-    public func residentOwnerName(selection: String = "CLIPBOARD", executable: String = "/proc/self/exe") -> String {
-        let number = display.dropFirst()
-        func identity(_ path: String) -> String {
-            var info = stat()
-            guard stat(path, &info) == 0 else { return "0:0" }
-            return String(UInt(info.st_dev), radix: 16) + ":" + String(UInt(info.st_ino), radix: 16)
-        }
-        return "userdebug-owner-1/\(geteuid())/\(selection)/unix/\(number)/\(identity("/tmp/.X11-unix/X\(number)"))/"
-            + identity(executable)
+    /// listens when `executable` forked it (the test process itself for library owners, the built
+    /// `userdebug` for the CLI's): computed by the library's own function, never rebuilt here.
+    public func residentOwnerName(selection: SelectionName = .clipboard, executable: String = "/proc/self/exe")
+        -> String
+    {
+        guard let name = X11Display.residentOwnerName(display: display, selection: selection, executable: executable)
+        else { preconditionFailure("no resident owner name for \(display) and \(executable)") }
+        return name
     }
 
     /// Whether a resident owner of `selection` listens on this display (per /proc/net/unix).
-    public func residentOwnerListens(selection: String = "CLIPBOARD", executable: String = "/proc/self/exe") -> Bool {
+    public func residentOwnerListens(selection: SelectionName = .clipboard, executable: String = "/proc/self/exe")
+        -> Bool
+    {
         let suffix = " @" + residentOwnerName(selection: selection, executable: executable)
-        let table = (try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? ""
+        let table = String(decoding: readWholeFile("/proc/net/unix") ?? [], as: UTF8.self)
         return table.split(separator: "\n").contains { $0.hasSuffix(suffix) }
     }
 
@@ -140,4 +138,24 @@ public func processExited(_ pid: Int32) -> Bool {
     guard let close = stat.lastIndex(of: ")") else { return false }
     let rest = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces)
     return rest.hasPrefix("Z") || rest.hasPrefix("X")
+}
+
+/// The whole of a file, read until end of file; nil when it cannot be opened or read. Files in
+/// /proc report size 0 and return about a page per read, so a single sized read gets only the
+/// start of a long table such as /proc/net/unix.
+public func readWholeFile(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n == 0 { return bytes }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return nil
+        }
+        bytes.append(contentsOf: chunk[0..<n])
+    }
 }

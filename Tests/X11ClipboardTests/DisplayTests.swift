@@ -3,8 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 import UserDebugKit
-
-@testable import X11Clipboard
+@_spi(Testing) import X11Clipboard
 
 @Suite("Finding and reaching a display")
 struct DisplayTests {

@@ -60,41 +60,6 @@ typedef enum cx11_kind {
     CX11_KIND_BINARY = 2,
 } cx11_kind;
 
-/* Where a display lives, as parsed from a DISPLAY string. */
-typedef enum cx11_transport {
-    CX11_TRANSPORT_UNIX = 0, /* local socket: abstract "@/tmp/.X11-unix/XN", then the file */
-    CX11_TRANSPORT_TCP = 1,  /* host, port 6000 + N */
-    CX11_TRANSPORT_PATH = 2, /* an explicit socket path (launchd style "/path/to/socket:N") */
-} cx11_transport;
-
-typedef struct cx11_display_addr {
-    cx11_transport transport;
-    char host[256];  /* TCP: host name or address literal (brackets removed); else "" */
-    char path[108];  /* UNIX: "/tmp/.X11-unix/XN"; PATH: the socket path; fits sun_path */
-    int display;     /* N */
-    int screen;      /* S of ":N.S", 0 when absent */
-} cx11_display_addr;
-
-/*
- * cx11_parse_display: parse a DISPLAY string without touching the network.
- * Accepts ":N", ":N.S", "unix:N", "unix/:N", "host:N" and "tcp/host:N" (TCP; IPv6 as "[::1]:N"
- * or "::1:N"), and "/path/to/socket:N" (the whole string before any ".S" is the socket path, as
- * launchd names it). N and S are decimal, N < 65536 - 6000 for TCP.
- * name: NUL-terminated, may be NULL or "" (reported as "DISPLAY is not set").
- * Returns CX11_OK and fills *out, or CX11_NO_DISPLAY with a message naming the problem.
- */
-cx11_status cx11_parse_display(const char *name, cx11_display_addr *out, cx11_error *err);
-
-/*
- * cx11_probe: does a display answer within `timeout` seconds? Connects (socket, X setup with
- * the MIT-MAGIC-COOKIE-1 cookie from the authority file when there is one) and disconnects.
- * display: NULL or "" -> $DISPLAY. authority: NULL -> $XAUTHORITY, else ~/.Xauthority.
- * Returns CX11_OK or CX11_NO_DISPLAY. Never blocks past the deadline, except
- * for a DNS lookup of a TCP host name (address literals and /etc/hosts names are immediate).
- * Thread-safe; starts and joins one short-lived watchdog thread while the setup is read.
- */
-cx11_status cx11_probe(const char *display, const char *authority, double timeout, cx11_error *err);
-
 /* How cx11_own behaves. Durations in seconds; <= 0 means "never" where noted. */
 typedef struct cx11_own_options {
     const char *display;    /* NULL or "": $DISPLAY */
@@ -131,21 +96,30 @@ typedef struct cx11_own_options {
  * to confirm, then forks twice (the grandchild is reparented, so no zombie is left behind) — or
  * once with `single_fork`, which saves a fork and a pipe round trip on the hotkey path of a
  * caller that exits right away — and returns CX11_OK with the serving process's id in
- * *owner_pid once ownership is confirmed.
- * Callers must flush their own buffered output (stdout) before calling: the child inherits the
+ * *owner_pid once ownership is confirmed. The forking follows the detached-owner rules of
+ * COwnerProcess (ud_owner.h): the caller must be single-threaded (no thread or Dispatch use yet)
+ * and must flush its own buffered output (stdout) before calling: the child inherits the
  * buffers, and although it never flushes them (it leaves with _exit), flushing first keeps the
  * ordering of what the caller printed.
  *
- * In the serving process (C only, never returns): setsid, SIGHUP and SIGPIPE ignored, stdio on
- * /dev/null, every other inherited descriptor closed, cwd "/". It answers TARGETS, TIMESTAMP,
- * MULTIPLE, SAVE_TARGETS (listed only, CLIPBOARD only, not for secrets), UTF8_STRING,
- * "text/plain;charset=utf-8", STRING and TEXT (as Latin-1, offered only when every character is
- * representable), "application/json" (kind JSON), "application/octet-stream" (kind BINARY),
- * "x-kde-passwordManagerHint" = "secret" (is_secret). A BINARY payload that is not valid UTF-8 is
- * offered only as application/octet-stream: it is never passed off as text. Every other target
- * is refused with property None. Payloads larger than one request go by INCR in chunks of at
- * most 400,000 bytes, one transfer per (requestor window, property), each dropped when idle
- * past transfer_timeout or when the requestor window dies.
+ * In the serving process (C only, never returns): detached as ud_owner_detach describes (a new
+ * session, SIGHUP and SIGPIPE ignored, stdio on /dev/null, every other inherited descriptor
+ * closed, cwd "/").
+ *
+ * Targets offered (the full list is kept here only; X11Clipboard refers to it):
+ *   TARGETS, TIMESTAMP, MULTIPLE;
+ *   SAVE_TARGETS (listed only; CLIPBOARD only, not for secrets);
+ *   UTF8_STRING, "text/plain;charset=utf-8";
+ *   STRING and TEXT (as Latin-1, offered only when every character is representable);
+ *   "application/json" (kind JSON);
+ *   "application/octet-stream" (kind BINARY);
+ *   "x-kde-passwordManagerHint" = "secret" (is_secret).
+ * A BINARY payload that is not valid UTF-8 is offered only as application/octet-stream: it is
+ * never passed off as text. Every other target is refused with property None. Payloads larger
+ * than one request go by INCR in chunks of at most 400,000 bytes, one transfer per (requestor
+ * window, property), each dropped when idle past transfer_timeout or when the requestor window
+ * dies.
+ *
  * It leaves on SelectionClear (after in-flight transfers end), on SIGTERM/SIGINT or at the end
  * of `lifetime` (first asking a CLIPBOARD_MANAGER owner to SAVE_TARGETS, bounded by
  * handoff_timeout), after clear_after for secrets (giving up the selection only while still
@@ -181,13 +155,6 @@ cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size
 cx11_status cx11_paste(const char *display, const char *authority, cx11_selection selection,
                        const char *target, double timeout, int caller_owns_process, uint8_t **out,
                        size_t *out_len, cx11_error *err);
-
-/*
- * cx11_clear: make the selection ownerless (SetSelectionOwner None with a real timestamp).
- * The current owner, whoever it is, receives SelectionClear. Returns CX11_OK or a connect error.
- */
-cx11_status cx11_clear(const char *display, const char *authority, cx11_selection selection,
-                       double timeout, cx11_error *err);
 
 /* cx11_free: release a buffer returned by cx11_paste (NULL is fine). */
 void cx11_free(void *buffer);

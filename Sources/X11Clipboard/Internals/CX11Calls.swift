@@ -1,5 +1,5 @@
-import CX11
-import UserDebugKit
+public import CX11
+public import UserDebugKit
 
 #if canImport(Glibc)
     import Glibc
@@ -7,7 +7,10 @@ import UserDebugKit
 
 /// The single choke point between Swift and CX11: one function per C entry point, each checking
 /// the status and throwing a typed error that names the call. Pointers stay in here.
-enum CX11Calls {
+///
+/// Internal but for the test seam: what only tests call (C's `cx11_testing.h`) is
+/// `@_spi(Testing) public`.
+@_spi(Testing) public enum CX11Calls {
     /// What a C status means to a reader of the Swift API, given the call it came from.
     enum Stage {
         case connect, own, paste
@@ -53,8 +56,8 @@ enum CX11Calls {
         }
     }
 
-    /// `cx11_parse_display`.
-    static func parseDisplay(_ name: String?) throws(ClipboardError) -> cx11_display_addr {
+    /// `cx11_parse_display` (test seam): the parsed address, or `.noDisplay` naming the problem.
+    @_spi(Testing) public static func parseDisplay(_ name: String?) throws(ClipboardError) -> cx11_display_addr {
         var address = cx11_display_addr()
         var err = cx11_error()
         let status = withOptionalCString(name) { cx11_parse_display($0, &address, &err) }
@@ -133,15 +136,19 @@ enum CX11Calls {
         return Array(UnsafeBufferPointer(start: buffer, count: count))
     }
 
-    /// `cx11_clear`.
-    static func clear(display: String?, authority: String?, selection name: SelectionName, timeout: Double)
-        throws(ClipboardError)
-    {
-        var err = cx11_error()
+    /// `cx11_resident_name` (test seam): the abstract socket name of our resident owner, or nil when
+    /// the display does not parse or the executable cannot be stat'ed.
+    static func residentName(display: String?, selection name: SelectionName, executable: String?) -> String? {
+        var buffer = [CChar](repeating: 0, count: 128)
         let status = withOptionalCString(display) { d in
-            withOptionalCString(authority) { a in cx11_clear(d, a, selection(name), timeout, &err) }
+            withOptionalCString(executable) { e in
+                buffer.withUnsafeMutableBufferPointer { out in
+                    cx11_resident_name(d, selection(name), e, out.baseAddress, out.count, nil)
+                }
+            }
         }
-        guard status == CX11_OK else { throw error(err, stage: .connect, call: "cx11_clear") }
+        guard status == CX11_OK else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
