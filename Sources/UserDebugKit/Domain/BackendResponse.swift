@@ -81,6 +81,6 @@ public struct BackendResponse: Sendable, Hashable {
 
     /// The first response header named `name`, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.value(named: name)
     }
 }

@@ -64,7 +64,9 @@ public enum HARDocument {
             .init(key: "bodySize", value: .number(String(request.body.count))),
         ]
         if !request.body.isEmpty {
-            var postData: [JSONObject.Member] = [.init(key: "mimeType", value: .string(contentType(request.headers)))]
+            var postData: [JSONObject.Member] = [
+                .init(key: "mimeType", value: .string(request.headers.contentType ?? ""))
+            ]
             if let text = String(validating: request.body, as: UTF8.self) {
                 postData.append(.init(key: "text", value: .string(text)))
             } else {
@@ -79,7 +81,7 @@ public enum HARDocument {
     private static func response(_ response: BackendResponse) -> JSONValue {
         var content: [JSONObject.Member] = [
             .init(key: "size", value: .number(String(response.body.count))),
-            .init(key: "mimeType", value: .string(contentType(response.headers))),
+            .init(key: "mimeType", value: .string(response.headers.contentType ?? "")),
         ]
         // `text` is optional in HAR, but readers (haralyzer) fail without it; "" reads back as empty.
         if let text = String(validating: response.body, as: UTF8.self) {
@@ -100,10 +102,6 @@ public enum HARDocument {
                 "headersSize": .number("-1"),
                 "bodySize": .number(String(response.body.count)),
             ]))
-    }
-
-    private static func contentType(_ headers: [HTTPHeader]) -> String {
-        headers.first { $0.name.lowercased() == "content-type" }?.value ?? ""
     }
 
     /// `Cookie: a=1; b=2` gives two cookies; each `Set-Cookie` gives one (its attributes are not
@@ -135,10 +133,10 @@ public enum HARDocument {
         guard !query.isEmpty else { return [] }
         return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let equals = pair.firstIndex(of: "=") ?? pair.endIndex
-            let value = equals == pair.endIndex ? "" : Redactor.percentDecoded(pair[pair.index(after: equals)...])
+            let value = equals == pair.endIndex ? "" : PercentDecoding.decoded(pair[pair.index(after: equals)...])
             return .object(
                 JSONObject([
-                    "name": .string(Redactor.percentDecoded(pair[..<equals])),
+                    "name": .string(PercentDecoding.decoded(pair[..<equals])),
                     "value": .string(value),
                 ]))
         }

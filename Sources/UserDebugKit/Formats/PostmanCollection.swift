@@ -5,7 +5,8 @@
 /// Per request, in this order:
 /// 1. the session's token, wherever it appears literally (URL, header values, body), becomes
 ///    `{{authToken}}`;
-/// 2. the rest is redacted when a redactor is given (cookies, secret fields and query items);
+/// 2. the rest goes through the caller's redaction step (cookies, secret fields and query
+///    items; see the `redactor:` initializer of the Redaction layer);
 /// 3. a URL that starts with the session's base URL starts with `{{baseUrl}}` instead;
 /// 4. the user's identifier becomes `{{userId}}` where it stands alone: a whole path segment, a
 ///    whole query value, a whole header value, a whole JSON string in the body (a substring would
@@ -26,12 +27,16 @@ public struct PostmanCollection: Sendable {
     /// How many requests had a binary body that could not be included.
     public var binaryBodiesLeftOut: Int
 
-    /// The collection of `responses`' requests, in the order given.
-    public init(_ responses: [BackendResponse], session: Session, redactor: Redactor?) {
+    /// The collection of `responses`' requests, in the order given; `redact` is applied to each
+    /// request once its token has become `{{authToken}}` (identity to export as recorded).
+    public init(
+        _ responses: [BackendResponse], session: Session,
+        redactingRequests redact: (BackendRequest) -> BackendRequest
+    ) {
         var items: [JSONValue] = []
         var leftOut = 0
         for response in responses {
-            let (item, binary) = PostmanCollection.item(response.request, session: session, redactor: redactor)
+            let (item, binary) = PostmanCollection.item(response.request, session: session, redact: redact)
             items.append(item)
             if binary { leftOut += 1 }
         }
@@ -51,8 +56,10 @@ public struct PostmanCollection: Sendable {
             ]))
     }
 
-    static func item(_ original: BackendRequest, session: Session, redactor: Redactor?) -> (JSONValue, Bool) {
-        let request = templated(original, session: session, redactor: redactor)
+    static func item(
+        _ original: BackendRequest, session: Session, redact: (BackendRequest) -> BackendRequest
+    ) -> (JSONValue, Bool) {
+        let request = redact(templated(original, session: session))
         let userID = session.user.identifier
         var url = PostmanURL(request.url, baseURL: session.baseURL)
         if !userID.isEmpty { url.substitute(userID, with: "{{\(PostmanEnvironment.userIDKey)}}") }
@@ -87,24 +94,17 @@ public struct PostmanCollection: Sendable {
         return (.object(JSONObject(itemMembers)), binary)
     }
 
-    /// The request with the session's token replaced by the `{{authToken}}` variable everywhere,
-    /// then redacted (the token itself no longer counts as a known secret: it is a variable now).
-    private static func templated(_ original: BackendRequest, session: Session, redactor: Redactor?) -> BackendRequest {
+    /// The request with the session's token replaced by the `{{authToken}}` variable everywhere
+    /// (a token too short to be searched for safely is left to the redaction step).
+    private static func templated(_ original: BackendRequest, session: Session) -> BackendRequest {
         var request = original
         let variable = "{{\(PostmanEnvironment.tokenKey)}}"
-        if let token = session.token, token.utf8.count >= Redactor.minimumSecretLength {
-            request.url = replacing(token, with: variable, in: request.url)
+        if let token = session.token, token.utf8.count >= Redacted.minimumSecretLength {
+            request.url = ByteSearch.replacing(token, with: variable, in: request.url)
             request.headers = request.headers.map {
-                HTTPHeader(name: $0.name, value: replacing(token, with: variable, in: $0.value))
+                HTTPHeader(name: $0.name, value: ByteSearch.replacing(token, with: variable, in: $0.value))
             }
-            request.body = replacing(Array(token.utf8), with: Array(variable.utf8), in: request.body)
-        }
-        if let redactor {
-            var plain = redactor
-            plain.knownSecrets = []
-            request.url = plain.redactURL(request.url)
-            request.headers = plain.redactHeaders(request.headers)
-            request.body = plain.redactBody(request.body, contentType: Redactor.contentType(request.headers))
+            request.body = ByteSearch.replacing(Array(token.utf8), with: Array(variable.utf8), in: request.body)
         }
         return request
     }
@@ -129,12 +129,12 @@ public struct PostmanCollection: Sendable {
         if !userID.isEmpty {
             var quotedID = ""
             JSONWriter.appendQuoted(userID, to: &quotedID)
-            text = replacing(quotedID, with: "\"{{\(PostmanEnvironment.userIDKey)}}\"", in: text)
+            text = ByteSearch.replacing(quotedID, with: "\"{{\(PostmanEnvironment.userIDKey)}}\"", in: text)
         }
         var body: [JSONObject.Member] = [
             .init(key: "mode", value: .string("raw")), .init(key: "raw", value: .string(text)),
         ]
-        if Redactor.contentType(request.headers)?.lowercased().contains("json") == true {
+        if request.headers.contentType?.lowercased().contains("json") == true {
             body.append(
                 .init(
                     key: "options",
@@ -145,23 +145,5 @@ public struct PostmanCollection: Sendable {
 
     private static func header(_ key: String, _ value: String) -> JSONValue {
         .object(JSONObject(["key": .string(key), "value": .string(value)]))
-    }
-
-    static func replacing(_ needle: String, with replacement: String, in text: String) -> String {
-        let bytes = Array(text.utf8)
-        let replaced = replacing(Array(needle.utf8), with: Array(replacement.utf8), in: bytes)
-        return replaced == bytes ? text : String(decoding: replaced, as: UTF8.self)
-    }
-
-    static func replacing(_ needle: [UInt8], with replacement: [UInt8], in bytes: [UInt8]) -> [UInt8] {
-        guard !needle.isEmpty else { return bytes }
-        var out: [UInt8] = []
-        var copied = 0
-        while let found = Redactor.firstRange(of: needle, in: bytes, from: copied) {
-            out += bytes[copied..<found.lowerBound]
-            out += replacement
-            copied = found.upperBound
-        }
-        return copied == 0 ? bytes : out + bytes[copied...]
     }
 }

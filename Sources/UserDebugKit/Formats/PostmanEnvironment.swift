@@ -18,11 +18,11 @@ public enum PostmanEnvironment {
     public static let tokenKey = "authToken"
 
     /// The environment of `session`; the real token only when `revealToken` (else
-    /// `Redactor.placeholder`, disabled). Other values are written as the session has them.
+    /// `Redacted.placeholder`, disabled). Other values are written as the session has them.
     public static func encode(_ session: Session, revealToken: Bool, exporterVersion: String) -> JSONValue {
         let token: (String, Bool)
         if let value = session.token, !value.isEmpty {
-            token = revealToken ? (value, true) : (Redactor.placeholder, false)
+            token = revealToken ? (value, true) : (Redacted.placeholder, false)
         } else {
             token = ("", false)
         }

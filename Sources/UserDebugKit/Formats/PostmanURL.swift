@@ -66,7 +66,7 @@ struct PostmanURL {
     /// Replaces whole path segments and whole query values equal to `value` (also when
     /// percent-encoded) with `variable`.
     mutating func substitute(_ value: String, with variable: String) {
-        func matches(_ text: String) -> Bool { text == value || Redactor.percentDecoded(Substring(text)) == value }
+        func matches(_ text: String) -> Bool { text == value || PercentDecoding.decoded(Substring(text)) == value }
         pathSegments = pathSegments.map { matches($0) ? variable : $0 }
         query = query.map { item in (item.key, item.value.map { matches($0) ? variable : $0 }) }
     }

@@ -52,7 +52,7 @@ public enum SessionDocument {
         try validateName(name, at: nameNode?.path ?? "$.name")
         // A redacted export says "[redacted]" where the token was: importing it must not make the
         // placeholder look like a real credential.
-        if token == Redactor.placeholder || token == "" { token = nil }
+        if token == Redacted.placeholder || token == "" { token = nil }
         let createdAt = try date(root.member("createdAt")) ?? now
         let updatedAt = try date(root.member("updatedAt")) ?? createdAt
         return Session(
@@ -122,18 +122,15 @@ public enum SessionDocument {
     /// The stable output shape: `name`, `current` (only when `isCurrent` is given),
     /// `environment`, `baseURL`, `token`, `user` (identifier, name, then the rest sorted),
     /// `createdAt`, `updatedAt`. Optional members are always present (as `null`) so that scripts
-    /// see one shape. Unless `reveal`, the token is `"[redacted]"` when there is one and the
-    /// user's secret-looking fields go through `redactor`; with `reveal` everything is as stored.
-    public static func encode(_ session: Session, reveal: Bool, isCurrent: Bool?, redactor: Redactor = Redactor())
-        -> JSONValue
-    {
-        let shown = reveal ? session : redactor.redact(session)
+    /// see one shape. Values are written as given: redacting them is the caller's step (the
+    /// `reveal:` variant of the Redaction layer does it).
+    public static func encode(_ session: Session, isCurrent: Bool?) -> JSONValue {
         var members: [JSONObject.Member] = [JSONObject.Member(key: "name", value: .string(session.name))]
         if let isCurrent { members.append(JSONObject.Member(key: "current", value: .bool(isCurrent))) }
-        members.append(JSONObject.Member(key: "environment", value: optional(shown.environment)))
-        members.append(JSONObject.Member(key: "baseURL", value: optional(shown.baseURL)))
-        members.append(JSONObject.Member(key: "token", value: optional(shown.token)))
-        members.append(JSONObject.Member(key: "user", value: shown.user.jsonValue))
+        members.append(JSONObject.Member(key: "environment", value: optional(session.environment)))
+        members.append(JSONObject.Member(key: "baseURL", value: optional(session.baseURL)))
+        members.append(JSONObject.Member(key: "token", value: optional(session.token)))
+        members.append(JSONObject.Member(key: "user", value: session.user.jsonValue))
         members.append(JSONObject.Member(key: "createdAt", value: .string(ISO8601.format(session.createdAt))))
         members.append(JSONObject.Member(key: "updatedAt", value: .string(ISO8601.format(session.updatedAt))))
         return .object(JSONObject(members))

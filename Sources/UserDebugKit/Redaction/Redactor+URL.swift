@@ -64,31 +64,11 @@ extension Redactor {
     public func redactQuery(_ query: String) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = Redactor.percentDecoded(pair[..<equals])
+            let name = PercentDecoding.decoded(pair[..<equals])
             let value = pair[pair.index(after: equals)...]
             guard !value.isEmpty, policy.isSensitiveQueryParameter(name) else { return String(pair) }
             return pair[...equals] + Redactor.urlPlaceholder
         }.joined(separator: "&")
-    }
-
-    /// `+` as a space and `%XX` escapes decoded; a malformed escape is kept literally.
-    static func percentDecoded(_ text: Substring) -> String {
-        var bytes: [UInt8] = []
-        let utf8 = Array(text.utf8)
-        var index = 0
-        while index < utf8.count {
-            let byte = utf8[index]
-            if byte == UInt8(ascii: "%"), index + 2 < utf8.count,
-                let high = hexDigitValue(utf8[index + 1]), let low = hexDigitValue(utf8[index + 2])
-            {
-                bytes.append(high << 4 | low)
-                index += 3
-            } else {
-                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                index += 1
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A body is a form when its content type says so, or, without a content type, when it is

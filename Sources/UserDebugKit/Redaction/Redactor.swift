@@ -15,14 +15,12 @@
 /// `null`, booleans and empty strings are left as they are: they cannot hold a secret, and
 /// `"passwordSet": true` or `"token": null` is exactly the kind of fact one debugs.
 public struct Redactor: Sendable {
-    /// What a secret is replaced with.
-    public static let placeholder = "[redacted]"
-    /// The placeholder percent-encoded, used inside URLs and form bodies: `[` and `]` are not
-    /// allowed there and make curl treat the URL as a glob pattern.
-    public static let urlPlaceholder = "%5Bredacted%5D"
-    /// Known secrets shorter than this are not searched for: replacing a 3-byte "secret"
-    /// everywhere would shred unrelated text while protecting nothing real.
-    public static let minimumSecretLength = 6
+    /// What a secret is replaced with: `Redacted.placeholder`, which formats recognise.
+    public static let placeholder = Redacted.placeholder
+    /// The placeholder inside URLs and form bodies: `Redacted.urlPlaceholder`.
+    public static let urlPlaceholder = Redacted.urlPlaceholder
+    /// Known secrets shorter than this are not searched for: `Redacted.minimumSecretLength`.
+    public static let minimumSecretLength = Redacted.minimumSecretLength
 
     /// What counts as secret by name.
     public var policy: RedactionPolicy
@@ -56,12 +54,18 @@ public struct Redactor: Sendable {
     /// The exchange with secret headers, URL parts and body members replaced in both halves.
     public func redact(_ response: BackendResponse) -> BackendResponse {
         var result = response
-        result.request.url = redactURL(response.request.url)
-        result.request.headers = redactHeaders(response.request.headers)
-        result.request.body = redactBody(
-            response.request.body, contentType: Redactor.contentType(response.request.headers))
+        result.request = redact(response.request)
         result.headers = redactHeaders(response.headers)
-        result.body = redactBody(response.body, contentType: Redactor.contentType(response.headers))
+        result.body = redactBody(response.body, contentType: response.headers.contentType)
+        return result
+    }
+
+    /// The request with secret headers, URL parts and body members replaced.
+    public func redact(_ request: BackendRequest) -> BackendRequest {
+        var result = request
+        result.url = redactURL(request.url)
+        result.headers = redactHeaders(request.headers)
+        result.body = redactBody(request.body, contentType: request.headers.contentType)
         return result
     }
 
@@ -109,7 +113,7 @@ public struct Redactor: Sendable {
 
     /// Whether any known secret appears in `bytes` (for marking a payload as a secret).
     public func containsKnownSecret(_ bytes: [UInt8]) -> Bool {
-        secretBytes.contains { Redactor.firstRange(of: $0, in: bytes, from: 0) != nil }
+        secretBytes.contains { ByteSearch.firstRange(of: $0, in: bytes, from: 0) != nil }
     }
 
     /// `text` with every known secret replaced by the placeholder.
@@ -126,42 +130,10 @@ public struct Redactor: Sendable {
     }
 
     static func replacing(_ secrets: [[UInt8]], in bytes: [UInt8]) -> [UInt8] {
-        var result = bytes
-        for secret in secrets {
-            guard var found = firstRange(of: secret, in: result, from: 0) else { continue }
-            var out: [UInt8] = []
-            out.reserveCapacity(result.count)
-            var copied = 0
-            while true {
-                out += result[copied..<found.lowerBound]
-                out += placeholder.utf8
-                copied = found.upperBound
-                guard let next = firstRange(of: secret, in: result, from: copied) else { break }
-                found = next
-            }
-            out += result[copied...]
-            result = out
-        }
-        return result
-    }
-
-    static func firstRange(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Range<Int>? {
-        guard let first = needle.first, haystack.count - start >= needle.count else { return nil }
-        var index = start
-        let last = haystack.count - needle.count
-        while index <= last {
-            if haystack[index] == first, haystack[index..<index + needle.count].elementsEqual(needle) {
-                return index..<index + needle.count
-            }
-            index += 1
-        }
-        return nil
+        let placeholderBytes = Array(placeholder.utf8)
+        return secrets.reduce(bytes) { ByteSearch.replacing($1, with: placeholderBytes, in: $0) }
     }
 
     /// Headers whose value is a URL that may carry the same secrets as the request URL.
     static let urlHeaders: Set<String> = ["location", "content-location", "referer"]
-
-    static func contentType(_ headers: [HTTPHeader]) -> String? {
-        headers.first { $0.name.lowercased() == "content-type" }?.value
-    }
 }

@@ -99,3 +99,39 @@ public struct ResponseQuery: Sendable, Equatable {
         return (sql, values)
     }
 }
+
+extension ResponseQuery {
+    /// Whether `response` passes every filter that is set (the in-memory twin of the SQL).
+    public func matches(_ response: BackendResponse) -> Bool {
+        if let session, response.sessionName != nil, response.sessionName != session { return false }
+        if let tag, !response.tags.contains(tag) { return false }
+        if let pathContains, !response.request.url.contains(pathContains) { return false }
+        if let status, response.status != status { return false }
+        if let statusClass, response.status / 100 != statusClass { return false }
+        return true
+    }
+}
+
+/// Which one recorded response is meant: by id, or the newest a query selects (what an action
+/// or `userdebug print-response` names).
+public enum ResponseSelector: Sendable, Equatable {
+    /// The response with this store id.
+    case id(Int64)
+    /// The newest response matching the query.
+    case newest(ResponseQuery)
+
+    /// "no recorded response matches (session 'staging', tag 'login')": why nothing was found.
+    public func notFoundMessage(session: String) -> String {
+        switch self {
+        case .id(let id):
+            return "no response with id \(id)"
+        case .newest(let query):
+            var parts = ["session '\(query.session ?? session)'"]
+            if let tag = query.tag { parts.append("tag '\(tag)'") }
+            if let path = query.pathContains { parts.append("URL containing '\(path)'") }
+            if let status = query.status { parts.append("status \(status)") }
+            if let statusClass = query.statusClass { parts.append("status \(statusClass)xx") }
+            return "no recorded response matches (\(parts.joined(separator: ", ")))"
+        }
+    }
+}

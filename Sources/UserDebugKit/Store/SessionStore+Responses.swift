@@ -52,6 +52,14 @@ extension SessionStore {
         }
     }
 
+    /// The response `selector` means (an `ActionContext` finds its responses through this).
+    public func response(_ selector: ResponseSelector) throws(StoreError) -> BackendResponse? {
+        switch selector {
+        case .id(let id): return try response(id: id)
+        case .newest(let query): return try responses(query).first
+        }
+    }
+
     /// How many responses are recorded in the session named `session`, or in all sessions when nil.
     public func responseCount(session: String?) throws(StoreError) -> Int {
         guard let session else {
