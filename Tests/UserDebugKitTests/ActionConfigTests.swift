@@ -60,7 +60,7 @@ let documentedActionsConfig = """
         #expect(config.actions.map(\.id) == ["admin-url", "auth-header", "lookup"])
         #expect(config.actions[1].isSecret && !config.actions[0].isSecret)
         #expect(config.actions[2].command?.count == 3 && config.actions[2].timeoutSeconds == 2)
-        #expect(config.backend == Config.Backend(path: "/me", timeoutSeconds: 1.5, curl: "/usr/bin/curl"))
+        #expect(config.backend == BackendProvider.Settings(path: "/me", timeoutSeconds: 1.5, curl: "/usr/bin/curl"))
     }
 
     @Test(arguments: [

@@ -6,19 +6,38 @@
 /// linked into `userdebug` and `copy-id` never pays for it. The token goes to curl on its stdin
 /// (`-K -`), never in its arguments, which any local user can read.
 public struct BackendProvider: DebugActionProvider {
+    /// The deferred "From the backend" menu section: what it asks and how long it may take (the
+    /// config file's `backend` section).
+    public struct Settings: Sendable, Equatable {
+        /// The path appended to the session's base URL for the GET (e.g. `/me`); nil leaves the
+        /// section out, so no menu calls the network unless asked to.
+        public var path: String?
+        /// Seconds the request may take before the section shows "timed out".
+        public var timeoutSeconds: Double
+        /// The curl program that makes the request (a name looked up in PATH, or a path).
+        public var curl: String
+
+        /// The settings; without a path the section is left out.
+        public init(path: String? = nil, timeoutSeconds: Double = 5, curl: String = "curl") {
+            self.path = path
+            self.timeoutSeconds = timeoutSeconds
+            self.curl = curl
+        }
+    }
+
     /// The section's id; actions it resolves into are `backend.body` and `backend.field.NAME`.
     public static let sectionID = "backend"
     /// At most this many field actions, so a large answer does not flood the menu.
     static let maxFieldActions = 20
 
     /// What to ask and how long to wait.
-    public var settings: Config.Backend
+    public var settings: Settings
 
     /// `backend`.
     public var name: String { "backend" }
 
     /// A provider with `settings`; it offers nothing when `settings.path` is nil.
-    public init(settings: Config.Backend) {
+    public init(settings: Settings) {
         self.settings = settings
     }
 
@@ -40,7 +59,7 @@ public struct BackendProvider: DebugActionProvider {
     }
 
     /// Runs curl; returns the status and the body.
-    static func fetch(path: String, settings: Config.Backend, session: Session, environment: [String: String]) throws
+    static func fetch(path: String, settings: Settings, session: Session, environment: [String: String]) throws
         -> (Int, [UInt8])
     {
         guard var base = session.baseURL, !base.isEmpty else {

@@ -58,24 +58,6 @@ public struct Config: Sendable, Equatable {
         }
     }
 
-    /// The deferred "From the backend" menu section: what it asks and how long it may take.
-    public struct Backend: Sendable, Equatable {
-        /// The path appended to the session's base URL for the GET (e.g. `/me`); nil leaves the
-        /// section out, so no menu calls the network unless asked to.
-        public var path: String?
-        /// Seconds the request may take before the section shows "timed out".
-        public var timeoutSeconds: Double
-        /// The curl program that makes the request (a name looked up in PATH, or a path).
-        public var curl: String
-
-        /// Backend settings.
-        public init(path: String? = nil, timeoutSeconds: Double = 5, curl: String = "curl") {
-            self.path = path
-            self.timeoutSeconds = timeoutSeconds
-            self.curl = curl
-        }
-    }
-
     /// Response log limits (`retention.maxResponses`, `retention.maxBytes`).
     public var retention: RetentionPolicy
     /// Extra redaction names.
@@ -89,7 +71,7 @@ public struct Config: Sendable, Equatable {
     /// Actions defined in the config file, in menu order.
     public var actions: [ConfigAction]
     /// The "From the backend" section.
-    public var backend: Backend
+    public var backend: BackendProvider.Settings
 
     /// A configuration; every part defaults.
     public init(
@@ -99,7 +81,7 @@ public struct Config: Sendable, Equatable {
         clipboard: CopyOptions = CopyOptions(),
         clipboardOwner: ClipboardOwner = ClipboardOwner(),
         actions: [ConfigAction] = [],
-        backend: Backend = Backend()
+        backend: BackendProvider.Settings = BackendProvider.Settings()
     ) {
         self.retention = retention
         self.redaction = redaction
