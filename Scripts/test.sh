@@ -29,4 +29,5 @@ swift format lint --strict --recursive Sources Tests Package.swift || {
   echo "test.sh: swift format lint --strict has findings (fix them, or run: swift format format -i -r Sources Tests Package.swift)" >&2
   exit 1
 }
+Scripts/docs.sh --skip-build
 swift test --skip-build "${c_warnings[@]}" "$@"
