@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Where an action's payload goes: stdout, a selection, several of them.
 public protocol OutputSink: Sendable {
     /// Writes one payload.
@@ -5,19 +7,18 @@ public protocol OutputSink: Sendable {
 }
 
 /// Keeps payloads in memory, for tests and for composing output.
-public final class MemorySink: OutputSink, @unchecked Sendable {
-    private var stored: [Payload] = []
-    private let lock = Lock()
+public final class MemorySink: OutputSink, Sendable {
+    private let stored = Mutex<[Payload]>([])
 
     /// An empty sink.
     public init() {}
 
     /// Everything written so far.
-    public var payloads: [Payload] { lock.withLock { stored } }
+    public var payloads: [Payload] { stored.withLock { $0 } }
 
     /// Records the payload.
     public func write(_ payload: Payload) throws {
-        lock.withLock { stored.append(payload) }
+        stored.withLock { $0.append(payload) }
     }
 }
 
