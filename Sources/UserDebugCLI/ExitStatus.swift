@@ -88,7 +88,7 @@ enum ErrorReport {
     static func action(_ error: ActionError) -> ExitStatus {
         switch error {
         case .missing: return .noInput
-        case .commandNotStarted, .commandFailed: return .unavailable
+        case .commandNotStarted, .commandFailed, .commandKilled: return .unavailable
         case .commandTimedOut: return .temporaryFailure
         case .outputTooLarge: return .dataError
         }

@@ -89,6 +89,16 @@ import Testing
         #expect(try Self.responses(home).isEmpty)
     }
 
+    @Test func aCurlEndedByASignalGivesTheStatusAShellWould() throws {
+        let home = try UserDebugHome()
+        try home.recordSession(baseURL: "http://127.0.0.1:9")
+        let curl = try home.file("bin/curl", "#!/bin/sh\nkill -KILL $$\n")
+        #expect(chmod(curl, 0o755) == 0)
+        let result = try home.run(["capture", "--", curl, "-s", "http://127.0.0.1:9/"])
+        #expect(result.status == 128 + SIGKILL, "\(result)")
+        #expect(result.err.contains("got no response"), "\(result)")
+    }
+
     @Test(arguments: [
         (["capture", "--", "wget", "http://x/"], 64, "capture -- curl"),
         (["capture"], 64, "capture -- curl"),

@@ -84,6 +84,18 @@ import Testing
         #expect(throws: ActionError.commandFailed(command: "sh", status: 3, stderr: "nope")) { try run(action) }
     }
 
+    @Test func aCommandEndedByASignalFailsTheActionNamingTheSignal() throws {
+        let action = ConfigAction(
+            id: "k", title: "K",
+            command: try ["sh", "-c", "echo dying >&2; kill -KILL $$"].map { try ActionTemplate($0) })
+        let killed = ActionError.commandKilled(command: "sh", signal: SIGKILL, stderr: "dying")
+        #expect(throws: killed) { try run(action) }
+        #expect(killed.description == "'sh' failed (killed by signal 9): dying")
+        #expect(
+            ActionError.commandFailed(command: "sh", status: 137, stderr: "").description
+                == "'sh' failed (exit status 137)")
+    }
+
     @Test func aMissingProgramIsNotStarted() throws {
         let action = ConfigAction(id: "m", title: "M", command: [try ActionTemplate("userdebug-no-such-program")])
         do {

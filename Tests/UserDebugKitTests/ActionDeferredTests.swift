@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import UserDebugKit
@@ -6,10 +7,9 @@ import Testing
 /// menu. No test asserts a time: each asserts the outcome.
 @Suite struct ActionDeferredTests {
     /// Keeps continuations alive and never resumes them: a provider that ignores cancellation.
-    final class Blackhole: @unchecked Sendable {
-        private var kept: [CheckedContinuation<Void, Never>] = []
-        private let lock = Lock()
-        func swallow(_ continuation: CheckedContinuation<Void, Never>) { lock.withLock { kept.append(continuation) } }
+    final class Blackhole: Sendable {
+        private let kept = Mutex<[CheckedContinuation<Void, Never>]>([])
+        func swallow(_ continuation: CheckedContinuation<Void, Never>) { kept.withLock { $0.append(continuation) } }
     }
     static let blackhole = Blackhole()
 

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import UserDebugKit
@@ -33,12 +34,11 @@ enum ActionFixtures {
 }
 
 /// Records a menu's events in order.
-final class EventRecorder: @unchecked Sendable {
-    private var recorded: [MenuEvent] = []
-    private let lock = Lock()
+final class EventRecorder: Sendable {
+    private let recorded = Mutex<[MenuEvent]>([])
 
-    var events: [MenuEvent] { lock.withLock { recorded } }
-    var observer: MenuObserver { MenuObserver { event in self.lock.withLock { self.recorded.append(event) } } }
+    var events: [MenuEvent] { recorded.withLock { $0 } }
+    var observer: MenuObserver { MenuObserver { event in self.recorded.withLock { $0.append(event) } } }
 }
 
 struct TestFailure: Error, CustomStringConvertible {

@@ -212,14 +212,7 @@ enum ExportFiles {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 { return count == 0 ? bytes : nil }
-            bytes += chunk[0..<count]
-        }
+        return try? FileDescriptor(fd).readAll()
     }
 
     /// Where `export curl` puts a binary request body by default: the state directory, which

@@ -40,20 +40,17 @@ enum InputReader {
                 "\(name) is \(Int(info.st_size)) bytes, larger than the \(limit / 1024 / 1024) MiB limit for an input document"
             )
         }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw CommandError(.ioError, "cannot read \(name): \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            if bytes.count + count > limit {
+        let bytes: [UInt8]
+        do throws(FileDescriptor.ReadAllError) {
+            bytes = try FileDescriptor(fd).readAll(limit: limit)
+        } catch {
+            switch error {
+            case .system(let failure):
+                throw CommandError(.ioError, "cannot read \(name): \(failure)")
+            case .tooLarge:
                 throw CommandError(
                     .dataError, "\(name) is larger than the \(limit / 1024 / 1024) MiB limit for an input document")
             }
-            bytes.append(contentsOf: chunk[0..<count])
         }
         return (bytes, name)
     }

@@ -35,22 +35,10 @@ func stdoutIsSharedLogFile() -> Bool {
 /// Writes all of `bytes` to `fd`, retrying short writes and EINTR. A closed stdout, a full disk
 /// or a broken pipe becomes an error (exit 74), never a crash or a silent success.
 func writeAll(_ bytes: [UInt8], to fd: Int32, name: String) throws(CommandError) {
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes.withUnsafeBytes { buffer in
-            Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-        }
-        if written < 0 {
-            let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN {
-                var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&poller, 1, 1000)
-                continue
-            }
-            throw CommandError(.ioError, "cannot write to \(name): \(String(cString: strerror(code)))")
-        }
-        offset += written
+    do throws(SystemError) {
+        try FileDescriptor(fd).writeAll(bytes)
+    } catch {
+        throw CommandError(.ioError, "cannot write to \(name): \(error)")
     }
 }
 

@@ -86,11 +86,7 @@ public struct BackendProvider: DebugActionProvider {
                 throw ActionError.outputTooLarge(command: settings.curl, limit: ProcessRunner(timeout: 0).outputLimit)
             }
         }
-        guard result.status == 0 else {
-            let message =
-                String(decoding: result.stderr, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
-            throw ActionError.commandFailed(command: settings.curl, status: result.status, stderr: message)
-        }
+        if let failure = ActionError.failure(of: settings.curl, result) { throw failure }
         // `-w "\n%{http_code}"` appends a newline and three digits after the body.
         let out = result.stdout
         guard out.count >= 4, out[out.count - 4] == 0x0A,

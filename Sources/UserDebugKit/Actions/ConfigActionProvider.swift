@@ -43,11 +43,7 @@ public struct ConfigActionProvider: DebugActionProvider {
                 throw ActionError.outputTooLarge(command: argv[0], limit: ProcessRunner(timeout: 0).outputLimit)
             }
         }
-        guard result.status == 0 else {
-            let stderr = String(decoding: result.stderr, as: UTF8.self)
-            let lastLine = stderr.split(separator: "\n").last.map { String($0) } ?? ""
-            throw ActionError.commandFailed(command: argv[0], status: result.status, stderr: lastLine)
-        }
+        if let failure = ActionError.failure(of: argv[0], result) { throw failure }
         let isText = String(validating: result.stdout, as: UTF8.self) != nil
         return Payload(bytes: result.stdout, kind: isText ? .text : .binary, isSecret: action.isSecret)
     }

@@ -50,8 +50,10 @@ public enum ActionError: Error, Sendable, Equatable, CustomStringConvertible {
     case missing(String)
     /// The action's command could not be started.
     case commandNotStarted(command: String, reason: String)
-    /// The action's command exited with a non-zero status (or was killed by a signal).
+    /// The action's command exited with a non-zero status; `stderr` is its last line there.
     case commandFailed(command: String, status: Int32, stderr: String)
+    /// A signal ended the action's command; `stderr` is its last line there.
+    case commandKilled(command: String, signal: Int32, stderr: String)
     /// The action's command did not finish within its timeout and was killed.
     case commandTimedOut(command: String, seconds: Double)
     /// The action's command wrote more than the output limit.
@@ -65,13 +67,26 @@ public enum ActionError: Error, Sendable, Equatable, CustomStringConvertible {
         case .commandNotStarted(let command, let reason):
             return "cannot run '\(command)': \(reason)"
         case .commandFailed(let command, let status, let stderr):
-            let detail = stderr.isEmpty ? "" : ": " + stderr
-            return
-                "'\(command)' failed (\(status < 0 ? "killed by signal \(-status)" : "exit status \(status)"))\(detail)"
+            return "'\(command)' failed (exit status \(status))\(stderr.isEmpty ? "" : ": " + stderr)"
+        case .commandKilled(let command, let signal, let stderr):
+            return "'\(command)' failed (killed by signal \(signal))\(stderr.isEmpty ? "" : ": " + stderr)"
         case .commandTimedOut(let command, let seconds):
             return "'\(command)' did not finish within \(formatSeconds(seconds)) s and was killed"
         case .outputTooLarge(let command, let limit):
             return "'\(command)' wrote more than \(limit) bytes"
+        }
+    }
+}
+
+extension ActionError {
+    /// What a command's ending means for its action: nil for exit status 0, else the failure,
+    /// with the last line the command wrote to stderr.
+    static func failure(of command: String, _ result: ProcessRunner.Result) -> ActionError? {
+        let lastLine = String(decoding: result.stderr, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+        switch result.termination {
+        case .exited(0): return nil
+        case .exited(let status): return .commandFailed(command: command, status: status, stderr: lastLine)
+        case .signalled(let signal): return .commandKilled(command: command, signal: signal, stderr: lastLine)
         }
     }
 }

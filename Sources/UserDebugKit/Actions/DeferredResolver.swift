@@ -1,12 +1,10 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Synchronization
 
 /// Resolves deferred elements concurrently, each against its own deadline, and never waits
 /// longer than the largest timeout.
 ///
 /// Each resolver runs in a detached task on a thread of its own (`ResolverThread`); the caller
-/// waits on a condition variable with a monotonic deadline rather than on the tasks. That is
+/// waits for posted outcomes with a monotonic deadline rather than on the tasks. That is
 /// the point: a task group would wait for a provider that never returns, and a timer task would
 /// need a free cooperative thread, which the caller or a provider blocking in a system call
 /// (a hung helper process) may be holding. A late result is dropped and its task cancelled.
@@ -81,63 +79,32 @@ enum DeferredResolver {
 }
 
 /// Where resolver tasks post their outcomes and the caller waits for them.
-private final class ResultBoard: @unchecked Sendable {
-    private var states: [DeferredElement.State?]
-    // Allocated, not stored inline: pthread objects must not move, and Swift does not promise
-    // a stable address for a stored property passed with `&`.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+private final class ResultBoard: Sendable {
+    private let states: Mutex<[DeferredElement.State?]>
+    private let posted = WakeSignal()
 
     init(count: Int) {
-        states = Array(repeating: nil, count: count)
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        // Monotonic, so a clock change cannot stretch or cut the wait.
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
+        states = Mutex(Array(repeating: nil, count: count))
     }
 
     /// Records an outcome; one that comes after its own deadline counts as timed out.
     func post(_ index: Int, _ state: DeferredElement.State, arrivedBy deadline: Double) {
         let late = monotonicSeconds() > deadline
-        pthread_mutex_lock(mutex)
-        if states[index] == nil {
-            states[index] = late ? .timedOut : state
+        states.withLock { states in
+            if states[index] == nil { states[index] = late ? .timedOut : state }
         }
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        posted.signal()
     }
 
     /// Waits until every element has its outcome or is past its own deadline (monotonic
     /// seconds), so one element that never answers keeps the wait only until its own timeout.
     func wait(deadlines: [Double]) -> [DeferredElement.State?] {
-        pthread_mutex_lock(mutex)
         while true {
-            let open = deadlines.indices.filter { states[$0] == nil }.map { deadlines[$0] }
-            guard let limit = open.max(), monotonicSeconds() < limit else { break }
-            var until = timespec()
-            until.tv_sec = Int(limit.rounded(.down))
-            until.tv_nsec = Int((limit - limit.rounded(.down)) * 1e9)
-            _ = pthread_cond_timedwait(condition, mutex, &until)
+            let (current, limit) = states.withLock { states in
+                (states, deadlines.indices.filter { states[$0] == nil }.map { deadlines[$0] }.max())
+            }
+            guard let limit, monotonicSeconds() < limit else { return current }
+            posted.wait(until: limit)
         }
-        let result = states
-        pthread_mutex_unlock(mutex)
-        return result
     }
-}
-
-/// Seconds on the monotonic clock.
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
 }

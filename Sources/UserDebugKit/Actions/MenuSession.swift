@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One menu, from request to end, emitting `MenuEvent`s in the documented order (see
 /// `MenuEvent`). The host drives it: `request` → `display` → (`resolveDeferred`) → `perform`
 /// or `cancel`. Steps taken out of order throw `MenuError.outOfOrder` instead of emitting events
@@ -5,21 +7,19 @@
 ///
 /// Nothing here starts a thread or a task except `resolveDeferred`, so a menu that only runs a
 /// synchronous action (`copy-id` from a hotkey) stays single-threaded until its output is out.
-public final class MenuSession: @unchecked Sendable {
+public final class MenuSession: Sendable {
     private enum Stage { case built, displayed, ended }
 
     /// The elements, with deferred ones as resolved so far.
-    public var elements: [MenuElement] { lock.withLock { tree } }
+    public var elements: [MenuElement] { state.withLock { $0.tree } }
     /// What the actions work on.
     public let context: ActionContext
 
-    private var tree: [MenuElement]
-    private var stage = Stage.built
+    private let state: Mutex<(tree: [MenuElement], stage: Stage)>
     private let observers: [MenuObserver]
-    private let lock = Lock()
 
     private init(elements: [MenuElement], context: ActionContext, observers: [MenuObserver]) {
-        self.tree = elements
+        self.state = Mutex((elements, .built))
         self.context = context
         self.observers = observers
     }
@@ -48,10 +48,10 @@ public final class MenuSession: @unchecked Sendable {
 
     /// The menu is about to be shown (`willDisplay`), deferred elements with their placeholders.
     public func display() throws {
-        let count: Int = try lock.withLock {
-            guard stage == .built else { throw MenuError.outOfOrder("display after \(stage)") }
-            stage = .displayed
-            return tree.count
+        let count: Int = try state.withLock { (state) throws(MenuError) in
+            guard state.stage == .built else { throw .outOfOrder("display after \(state.stage)") }
+            state.stage = .displayed
+            return state.tree.count
         }
         emit(.willDisplay(elementCount: count))
     }
@@ -60,12 +60,12 @@ public final class MenuSession: @unchecked Sendable {
     /// have resolved, failed or timed out. Only a displayed menu resolves (UIKit loads deferred
     /// elements once the menu is up).
     public func resolveDeferred() throws {
-        let pending: [MenuElement] = try lock.withLock {
-            guard stage == .displayed else { throw MenuError.outOfOrder("resolveDeferred while \(stage)") }
-            return tree
+        let pending: [MenuElement] = try state.withLock { (state) throws(MenuError) in
+            guard state.stage == .displayed else { throw .outOfOrder("resolveDeferred while \(state.stage)") }
+            return state.tree
         }
         let resolved = DeferredResolver.resolve(pending, context: context)
-        lock.withLock { tree = resolved }
+        state.withLock { $0.tree = resolved }
     }
 
     /// Runs the action `id` and hands its payload to `deliver` (`willPerform`, then
@@ -73,8 +73,8 @@ public final class MenuSession: @unchecked Sendable {
     /// deferred elements, so `run` reaches actions that only a backend answer creates. Any
     /// failure ends the menu with `willEnd(.failed)` and is thrown.
     public func perform(_ id: String, deliver: (Payload) throws -> Void) throws {
-        try lock.withLock {
-            guard stage == .displayed else { throw MenuError.outOfOrder("perform while \(stage)") }
+        try state.withLock { (state) throws(MenuError) in
+            guard state.stage == .displayed else { throw .outOfOrder("perform while \(state.stage)") }
         }
         if elements.action(id: id) == nil, elements.hasPendingDeferred {
             try resolveDeferred()
@@ -107,9 +107,9 @@ public final class MenuSession: @unchecked Sendable {
     }
 
     private func end(_ outcome: MenuOutcome) {
-        let first: Bool = lock.withLock {
-            defer { stage = .ended }
-            return stage != .ended
+        let first: Bool = state.withLock { state in
+            defer { state.stage = .ended }
+            return state.stage != .ended
         }
         if first { emit(.willEnd(outcome)) }
     }

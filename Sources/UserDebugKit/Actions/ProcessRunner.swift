@@ -6,19 +6,19 @@
 /// one argument exactly as given — feeds it stdin, collects stdout and stderr, and kills its
 /// whole process group when it outlives the timeout. Synchronous and thread-free (poll on the
 /// pipes), so it adds no thread to the process that may later fork a clipboard owner.
-public struct ProcessRunner: Sendable {
+package struct ProcessRunner: Sendable {
     /// What a finished program left.
-    public struct Result: Sendable, Equatable {
-        /// The exit status, or minus the signal number when a signal ended it.
-        public var status: Int32
+    package struct Result: Sendable, Equatable {
+        /// How it ended: its exit status or the signal that ended it.
+        package var termination: ChildProcess.Termination
         /// Everything it wrote to stdout.
-        public var stdout: [UInt8]
+        package var stdout: [UInt8]
         /// Everything it wrote to stderr (up to the limit).
-        public var stderr: [UInt8]
+        package var stderr: [UInt8]
     }
 
     /// Why a program could not be run to the end.
-    public enum Failure: Error, Sendable, Equatable {
+    package enum Failure: Error, Sendable, Equatable {
         /// posix_spawn failed (no such program, not executable); the reason is strerror's.
         case notStarted(String)
         /// It did not finish within the timeout and was killed.
@@ -28,83 +28,56 @@ public struct ProcessRunner: Sendable {
     }
 
     /// Seconds the program may run.
-    public var timeout: Double
+    package var timeout: Double
     /// Most stdout bytes kept; more is a failure, not a truncation.
-    public var outputLimit: Int
+    package var outputLimit: Int
 
     /// A runner with a timeout and an output limit (default 16 MiB).
-    public init(timeout: Double, outputLimit: Int = 16 << 20) {
+    package init(timeout: Double, outputLimit: Int = 16 << 20) {
         self.timeout = timeout
         self.outputLimit = outputLimit
     }
 
     /// Runs `argv` (argv[0] is looked up in PATH) with `environment` and `stdin`.
-    public func run(_ argv: [String], environment: [String: String], stdin: [UInt8] = []) throws(Failure) -> Result {
+    package func run(_ argv: [String], environment: [String: String], stdin: [UInt8] = []) throws(Failure) -> Result {
         precondition(!argv.isEmpty, "argv needs a program")
-        var input: [Int32] = [-1, -1]
-        var output: [Int32] = [-1, -1]
-        var errors: [Int32] = [-1, -1]
-        guard Self.closeOnExecPipe(&input), Self.closeOnExecPipe(&output), Self.closeOnExecPipe(&errors) else {
-            for fd in input + output + errors where fd >= 0 { close(fd) }
-            throw .notStarted(String(cString: strerror(errno)))
+        var pipes: [(read: FileDescriptor, write: FileDescriptor)] = []
+        do throws(SystemError) {
+            for _ in 0..<3 { pipes.append(try FileDescriptor.pipe()) }
+        } catch {
+            for pipe in pipes { [pipe.read, pipe.write].forEach { close($0.rawValue) } }
+            throw .notStarted(error.description)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
+        let (input, output, errors) = (pipes[0], pipes[1], pipes[2])
+        var options = ChildProcess.Options()
+        options.searchesPath = true
+        // Its own process group, so a timeout kills what it started too (a shell's children).
+        options.ownProcessGroup = true
         // dup2 clears close-on-exec on the child's 0/1/2; every other descriptor of ours stays
         // closed in the child, so `x=$(userdebug run …)` cannot hang on an inherited pipe.
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Its own process group, so a timeout kills what it started too (a shell's children).
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (cArgs + cEnv).forEach { free($0) } }
-        var pid = pid_t()
-        let spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, cArgs, cEnv)
-        close(input[0])
-        close(output[1])
-        close(errors[1])
-        guard spawned == 0 else {
-            close(input[1])
-            close(output[0])
-            close(errors[0])
-            throw .notStarted(String(cString: strerror(spawned)))
+        options.input = .descriptor(input.read)
+        options.output = .descriptor(output.write)
+        options.error = .descriptor(errors.write)
+        let child: ChildProcess
+        do throws(SystemError) {
+            defer { [input.read, output.write, errors.write].forEach { close($0.rawValue) } }
+            child = try ChildProcess.spawn(argv, environment: environment, options: options)
+        } catch {
+            [input.write, output.read, errors.read].forEach { close($0.rawValue) }
+            throw .notStarted(error.description)
         }
         let pumped = Swift.Result<(stdout: [UInt8], stderr: [UInt8]), Failure> { () throws(Failure) in
-            try pump(stdin: stdin, input: input[1], output: output[0], errors: errors[0])
+            try pump(
+                stdin: stdin, input: input.write.rawValue, output: output.read.rawValue, errors: errors.read.rawValue)
         }
-        close(output[0])
-        close(errors[0])
-        if case .failure = pumped { kill(-pid, SIGKILL) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        close(output.read.rawValue)
+        close(errors.read.rawValue)
+        if case .failure = pumped { child.signalGroup(SIGKILL) }
+        // A failed wait (ECHILD: SIGCHLD ignored by whoever started us, so the child was reaped
+        // for us) counts as a clean exit, as it always has here: its status is gone.
+        let termination = (try? child.wait()) ?? .exited(0)
         let streams = try pumped.get()
-        let exit: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -(status & 0x7f)
-        return Result(status: exit, stdout: streams.stdout, stderr: streams.stderr)
-    }
-
-    /// pipe2(O_CLOEXEC) is not exported to Swift; pipe + FD_CLOEXEC leaves a short window in
-    /// which a concurrent spawn on another thread could inherit the pipe, which only delays
-    /// that other child's EOF.
-    private static func closeOnExecPipe(_ fds: inout [Int32]) -> Bool {
-        guard pipe(&fds) == 0 else { return false }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        return true
+        return Result(termination: termination, stdout: streams.stdout, stderr: streams.stderr)
     }
 
     /// Writes stdin and reads stdout and stderr until both close, within the timeout. Closes

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -9,16 +11,24 @@
 /// pool has two threads — the resolvers would never get one, and every deferred element would
 /// time out. A resolver that blocks its thread (a hung helper process) harms only itself. The
 /// thread ends once the resolver's task has finished and no job is left.
-final class ResolverThread: TaskExecutor, @unchecked Sendable {
-    private var jobs: [UnownedJob] = []
-    private var finished = false
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+final class ResolverThread: TaskExecutor, Sendable {
+    private struct Queue {
+        var jobs: [UnownedJob] = []
+        var finished = false
+    }
+
+    /// What the thread does next.
+    private enum Next {
+        case run(UnownedJob)
+        case wait
+        case end
+    }
+
+    private let queue = Mutex(Queue())
+    private let wake = WakeSignal()
 
     /// Starts the thread.
     init() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
         let box = Unmanaged.passRetained(self)
         var thread = pthread_t()
         let started = pthread_create(
@@ -35,40 +45,29 @@ final class ResolverThread: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
     func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
-        pthread_mutex_lock(mutex)
-        jobs.append(unowned)
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
+        queue.withLock { $0.jobs.append(unowned) }
+        wake.signal()
     }
 
     /// No more work will come once the queue drains: the resolver's task has returned.
     func finish() {
-        pthread_mutex_lock(mutex)
-        finished = true
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
+        queue.withLock { $0.finished = true }
+        wake.signal()
     }
 
     private func loop() {
         while true {
-            pthread_mutex_lock(mutex)
-            while jobs.isEmpty && !finished { pthread_cond_wait(condition, mutex) }
-            if jobs.isEmpty {
-                pthread_mutex_unlock(mutex)
-                return
+            let next = queue.withLock { queue -> Next in
+                if !queue.jobs.isEmpty { return .run(queue.jobs.removeFirst()) }
+                return queue.finished ? .end : .wait
             }
-            let job = jobs.removeFirst()
-            pthread_mutex_unlock(mutex)
-            job.runSynchronously(on: asUnownedTaskExecutor())
+            switch next {
+            case .run(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+            case .wait: wake.wait()
+            case .end: return
+            }
         }
     }
 }

@@ -152,20 +152,12 @@ extension Config {
             throw ConfigError(file: path, message: "cannot open: \(describe(code))")
         }
         defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                throw ConfigError(file: path, message: "cannot read: \(describe(code))")
-            }
-            if count == 0 { return bytes }
-            bytes += chunk[0..<count]
-            if bytes.count > maxFileSize {
-                throw ConfigError(file: path, message: "larger than \(maxFileSize) bytes; not a config file")
-            }
+        do throws(FileDescriptor.ReadAllError) {
+            return try FileDescriptor(descriptor).readAll(limit: maxFileSize)
+        } catch .system(let error) {
+            throw ConfigError(file: path, message: "cannot read: \(describe(error.code))")
+        } catch {
+            throw ConfigError(file: path, message: "larger than \(maxFileSize) bytes; not a config file")
         }
     }
 

@@ -99,16 +99,9 @@ public enum CurrentSessionCache {
         unlink(temporary)  // left by a process of the same pid that was killed here
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            written += n
-        }
+        let written = (try? FileDescriptor(fd).writeAll(Array(text.utf8))) != nil
         close(fd)
-        if written != bytes.count || rename(temporary, target) != 0 { unlink(temporary) }
+        if !written || rename(temporary, target) != 0 { unlink(temporary) }
     }
 
     /// Seconds since 1970 on the clock file times are stamped with.
@@ -213,14 +206,16 @@ public enum CurrentSessionCache {
         guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_uid == geteuid(),
             status.st_mode & 0o077 == 0, status.st_size <= 1 << 20
         else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
-        var got = 0
-        while got < bytes.count {
-            let n = bytes[got...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return nil }
-            got += n
+        // The copy is replaced by rename, never rewritten in place: fstat's size is all there is.
+        // Stopping there spares the read that would find the end of file (this is the hotkey path).
+        let size = Int(status.st_size)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        let finished = try? FileDescriptor(fd).readChunks(bufferSize: size) { chunk in
+            bytes.append(contentsOf: chunk.prefix(size - bytes.count))
+            return bytes.count < size
         }
+        guard finished != nil, bytes.count == size else { return nil }
         return bytes
     }
 

@@ -125,9 +125,7 @@ final class Database {
     /// writer committed in between. On BUSY the whole transaction (body included) starts over,
     /// a bounded number of times, after which `.busy` names the file.
     func writeTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
-        var attempt = 0
-        while true {
-            attempt += 1
+        try retryingWhileBusy { () throws(StoreError) -> T in
             do throws(StoreError) {
                 try execute("BEGIN IMMEDIATE")
                 let result = try body()
@@ -135,9 +133,24 @@ final class Database {
                 return result
             } catch {
                 rollbackIfNeeded()
-                guard case .busy = error, attempt < Database.writeAttempts else { throw error }
+                throw error
+            }
+        }
+    }
+
+    /// Runs `attempt`, and again after it failed as `.busy`, `writeAttempts` times in all; any
+    /// other error, and the last `.busy`, is thrown. The store's one busy-retry loop (write
+    /// transactions, the switch to WAL); `attempt` must leave nothing half done when it throws.
+    func retryingWhileBusy<T>(_ attempt: () throws(StoreError) -> T) throws(StoreError) -> T {
+        var attempts = 0
+        while true {
+            attempts += 1
+            do throws(StoreError) {
+                return try attempt()
+            } catch {
+                guard case .busy = error, attempts < Database.writeAttempts else { throw error }
                 // A short, growing pause lets the other writer finish before the next attempt.
-                usleep(UInt32(10_000 * attempt))
+                usleep(UInt32(10_000 * attempts))
             }
         }
     }

@@ -107,24 +107,21 @@ enum FileSystem {
         let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard output >= 0 else { throw StoreError.from(errno: errno, path: destination) }
         defer { close(output) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if count == 0 { return }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw StoreError.from(errno: errno, path: source)
-            }
-            var written = 0
-            while written < count {
-                let result = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreError.from(errno: errno, path: destination)
+        var writeFailure: SystemError?
+        do throws(SystemError) {
+            _ = try FileDescriptor(input).readChunks(bufferSize: 1 << 20) { chunk in
+                do throws(SystemError) {
+                    try FileDescriptor(output).writeAll(chunk)
+                    return true
+                } catch {
+                    writeFailure = error
+                    return false
                 }
-                written += result
             }
+        } catch {
+            throw StoreError.from(errno: error.code, path: source)
         }
+        if let writeFailure { throw StoreError.from(errno: writeFailure.code, path: destination) }
     }
 
     /// Removes `directory` and the plain files directly inside it (a snapshot directory).

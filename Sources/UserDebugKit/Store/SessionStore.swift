@@ -112,21 +112,12 @@ public final class SessionStore: @unchecked Sendable {
     /// Switches the file to WAL mode once (the mode is stored in the file). The switch needs an
     /// exclusive lock, so it is retried like a write transaction when another process is busy.
     private static func enableWAL(_ database: Database) throws(StoreError) {
-        var attempt = 0
-        while true {
-            attempt += 1
-            do throws(StoreError) {
-                if try database.scalarText("PRAGMA journal_mode")?.lowercased() == "wal" { return }
-                let mode = try database.scalarText("PRAGMA journal_mode = WAL")?.lowercased()
-                guard mode == "wal" else {
-                    throw StoreError.io(
-                        path: database.path,
-                        detail: "cannot switch to WAL mode (journal mode stays \(mode ?? "unknown"))")
-                }
-                return
-            } catch {
-                guard case .busy = error, attempt < Database.writeAttempts else { throw error }
-                usleep(UInt32(10_000 * attempt))
+        try database.retryingWhileBusy { () throws(StoreError) in
+            if try database.scalarText("PRAGMA journal_mode")?.lowercased() == "wal" { return }
+            let mode = try database.scalarText("PRAGMA journal_mode = WAL")?.lowercased()
+            guard mode == "wal" else {
+                throw StoreError.io(
+                    path: database.path, detail: "cannot switch to WAL mode (journal mode stays \(mode ?? "unknown"))")
             }
         }
     }
