@@ -19,9 +19,10 @@ public struct HTTPHeader: Sendable, Hashable {
 public struct BackendRequest: Sendable, Hashable {
     /// The method, e.g. `GET`.
     public var method: String
-    /// The full URL.
+    /// The full URL, scheme and host included (`capture` rebuilds it from curl's `Host` header).
     public var url: String
-    /// The headers in order.
+    /// The headers in the order sent, repeats kept; a `URLSession` capture has them sorted by
+    /// name, as `URLRequest` keeps no order.
     public var headers: [HTTPHeader]
     /// The body bytes (empty when there was none).
     public var body: [UInt8]
@@ -50,7 +51,8 @@ public struct BackendResponse: Sendable, Hashable {
     public var status: Int
     /// The response headers in order.
     public var headers: [HTTPHeader]
-    /// The response body bytes.
+    /// The response body as the source handed it over, empty when there was none; `capture` keeps
+    /// a compressed body compressed, with its `Content-Encoding`.
     public var body: [UInt8]
     /// When the request started; nil when the source did not say (a HAR export then writes the
     /// Unix epoch, which HAR requires).

@@ -82,7 +82,7 @@ public struct JSONObject: Sendable, Hashable {
     /// The members in their given order.
     public var members: [Member]
 
-    /// An object of these members.
+    /// An object of these members in this order; their keys are not checked for repeats.
     public init(_ members: [Member] = []) {
         self.members = members
     }
