@@ -90,13 +90,9 @@ $(tail -n 20 "$log")"
   echo "docs.sh: $out/$name.doccarchive"
 }
 
-# SessionStore.open documents one of its three parameters; docc's parameter check would fail the
-# whole build on that source comment, which is not this catalog's to fix. Drop this flag once the
-# comment names `path` and `mode` too.
 # The external-link flag makes UserDebugKit's archive one that UserDebugCapture's pages can link
 # into (``/UserDebugKit/SessionStore``); docc wants it on the linking side too.
-convert UserDebugKit Sources/UserDebugKit/UserDebugKit.docc \
-  --disable-parameters-and-returns-validation --enable-experimental-external-link-support
+convert UserDebugKit Sources/UserDebugKit/UserDebugKit.docc --enable-experimental-external-link-support
 convert UserDebugCapture Sources/UserDebugCapture/UserDebugCapture.docc \
   --enable-experimental-external-link-support --dependency "$out/UserDebugKit.doccarchive"
 

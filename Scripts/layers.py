@@ -4,7 +4,7 @@ its own folder and of the folders before it, never those of a later one.
 
     Scripts/layers.py [--root DIR] [--order Domain,Formats,...]
 
-Order (default): Domain, Formats, Redaction, Store, Actions, Output, Config. Config is last: the
+Order (default): System (the POSIX layer: package access, no types of the project), Domain, Formats, Redaction, Store, Actions, Output, Config. Config is last: the
 user's file names settings of every layer (RetentionPolicy, BackendProvider.Settings, CopyOptions,
 OutputTarget), and nothing below reads the file. A subfolder belongs
 to its top folder (Actions/Host is Actions). Exit status 1 with one `file:line: Type (Folder)`
@@ -30,7 +30,7 @@ import os
 import re
 import sys
 
-DEFAULT_ORDER = ["Domain", "Formats", "Redaction", "Store", "Actions", "Output", "Config"]
+DEFAULT_ORDER = ["System", "Domain", "Formats", "Redaction", "Store", "Actions", "Output", "Config"]
 MODULE = "UserDebugKit"
 DECL_KEYWORDS = {"struct", "enum", "class", "actor", "protocol", "typealias"}
 SCOPE_KEYWORDS = {"struct", "enum", "class", "actor", "protocol", "extension"}

@@ -29,5 +29,6 @@ swift format lint --strict --recursive Sources Tests Package.swift || {
   echo "test.sh: swift format lint --strict has findings (fix them, or run: swift format format -i -r Sources Tests Package.swift)" >&2
   exit 1
 }
+python3 Scripts/layers.py  # the folders of UserDebugKit read as layers, no cycles
 Scripts/docs.sh --skip-build
 swift test --skip-build "${c_warnings[@]}" "$@"

@@ -2,25 +2,31 @@ import UserDebugKit
 
 /// The process exit statuses (sysexits.h), the one contract scripts rely on.
 public enum ExitStatus: Int32, Sendable, CaseIterable {
-    /// Done.
+    /// The command did what it was asked; a notice on stderr (such as a fallback from the
+    /// clipboard to stdout) does not change that.
     case ok = 0
     /// The command line was wrong (unknown command or option, missing value).
     case usage = 64
     /// The input data was wrong (malformed JSON, missing identifier, too large, not UTF-8).
     case dataError = 65
-    /// Nothing to show: no such session or response, no store yet, a missing input file.
+    /// Nothing to show: no such session or response, no store yet, a missing input file, a value
+    /// an action needs (no token), or a menu without actions.
     case noInput = 66
-    /// A required service is unavailable (the clipboard was asked for and no display answers).
+    /// A required program or service is unavailable: no display answers when the clipboard was
+    /// asked for, a program cannot be started (curl, an action's command), or an action's command
+    /// fails.
     case unavailable = 69
     /// A bug: an invariant did not hold.
     case software = 70
     /// Reading or writing failed: stdout closed, disk full, the store is corrupt or not a database.
     case ioError = 74
-    /// The store stayed locked by another writer past the busy timeout; trying again may work.
+    /// The store stayed locked by another writer past the busy timeout, or an action's command
+    /// ran past its timeout; trying again may work.
     case temporaryFailure = 75
     /// The store or a file cannot be written (read-only, permission denied).
     case noPermission = 77
-    /// The config file is wrong.
+    /// The config file is wrong; the message names the file and, where it can, the line, column
+    /// and setting.
     case config = 78
 }
 

@@ -22,10 +22,10 @@
     /// ```
     ///
     /// It forwards each request through its own ephemeral session (which it does not hook), hands the
-    /// app the response, the body and any error exactly as they came, and records afterwards on the
-    /// loading thread. Recording never fails the app's request: errors go to `UserDebugCapture`'s
-    /// error handler. Requests are recorded with their headers in name order (URLRequest keeps no
-    /// order) and their body from `httpBody` or `httpBodyStream`.
+    /// app the response, the body and any error exactly as they came, and records afterwards on a
+    /// serial queue of its own. Recording never fails the app's request: errors go to
+    /// `UserDebugCapture`'s error handler. Requests are recorded with their headers in name order
+    /// (URLRequest keeps no order) and their body from `httpBody` or `httpBodyStream`.
     public final class UserDebugURLProtocol: URLProtocol {
         private static let handledKey = "UserDebugURLProtocol.handled"
         private static let callbackQueue = DispatchQueue(label: "userdebug.capture.callbacks")
@@ -42,7 +42,8 @@
             return URLProtocol.property(forKey: handledKey, in: request) == nil
         }
 
-        /// The request unchanged.
+        /// `request` as the app built it: the hook forwards and records exactly that, so it
+        /// normalises nothing.
         public override class func canonicalRequest(for request: URLRequest) -> URLRequest {
             request
         }
@@ -163,7 +164,8 @@
                 onError: onError)
         }
 
-        /// Stops recording; requests already in flight are still recorded.
+        /// Stops recording: no request is hooked from now on, and a response still in flight
+        /// reaches the app as usual but is not recorded.
         public static func stop() {
             state.configure(path: nil, session: nil, onError: nil)
         }

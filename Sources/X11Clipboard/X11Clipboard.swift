@@ -46,6 +46,7 @@ public struct X11Clipboard: Clipboard {
     ///
     /// For `UTF8_STRING`, an owner that offers only `STRING` (xsel does for ASCII text, as do old
     /// Xt programs) is read as `STRING` and its Latin-1 converted to UTF-8, as xclip does.
+    /// `TARGETS` comes back as the owner sent it: 32-bit atom ids in native byte order, not names.
     public func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
         try CX11Calls.paste(
             display: display, authority: authority, selection: selection, target: target, timeout: timeout,

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 /// A host app (Tests/Fixtures/DebugMenuFixture) integrates the debug menu behind `#if DEBUG`, as
-/// the seeds recommend. Its release build must contain none of the integration API's symbols and
-/// none of its own debug actions' strings; its debug build must contain them (else the test
-/// would pass for a binary that never had them).
+/// DebugMenuInteraction's documentation asks. Its release build must contain none of the
+/// integration API's symbols and none of its own debug actions' strings; its debug build must
+/// contain them (else the test would pass for a binary that never had them).
 ///
 /// Each configuration is built once per run, in its own scratch directory under /tmp that is
 /// kept between runs so a rebuild is incremental (the first one takes a minute or two).

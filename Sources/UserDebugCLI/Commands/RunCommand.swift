@@ -26,8 +26,9 @@ enum RunCommand {
 
 /// Runs one action through a `MenuSession` and routes its payload, for `run` and the shortcuts.
 enum ActionRun {
-    /// The built-in ids: providers that need no config file, so running one of them reads none
-    /// (the hotkey path stays as cheap as it was before actions had a model).
+    /// The built-in ids: their providers need no config file, so running one of them builds no
+    /// config or backend section (delivering the payload still reads the file's `output` and
+    /// `clipboard` settings).
     static let builtinIDs = Set(UserActionProvider.actionIDs + ResponseLogProvider.actionIDs)
 
     /// Requests a menu, displays it (headless), performs `id`, delivers the payload through

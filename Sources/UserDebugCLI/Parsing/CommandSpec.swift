@@ -34,9 +34,11 @@ struct CommandSpec: Sendable {
     var discussion: String
     /// The options it accepts besides the global ones.
     var options: [OptionSpec]
-    /// Names of positional arguments (for help) and how many at most.
+    /// How many positional arguments it takes at most (`Int.max` for `capture`, which hands curl
+    /// all of its own); one more is a usage error.
     var maxPositionals: Int
-    /// What it does.
+    /// Runs the command once its arguments are parsed; `ErrorReport` turns what it throws into the
+    /// message and the exit status.
     var run: @Sendable (Invocation) throws -> Void
 }
 

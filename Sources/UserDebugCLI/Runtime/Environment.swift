@@ -45,7 +45,8 @@ final class Invocation: @unchecked Sendable {
         self.diagnostics = Diagnostics(quiet: arguments.has("quiet"), isTerminal: StreamKind.of(2) == .terminal)
     }
 
-    /// One environment variable.
+    /// The variable `name` from the given environment, else from the process's by `getenv`
+    /// (no dictionary of the whole environment is built).
     func variable(_ name: String) -> String? {
         if let givenEnvironment { return givenEnvironment[name] }
         return getenv(name).map { String(cString: $0) }

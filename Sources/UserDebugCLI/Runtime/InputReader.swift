@@ -5,7 +5,7 @@ import UserDebugKit
 #endif
 
 /// Reads an input document from a file or stdin, refusing more than `limit` bytes without
-/// reading past the limit (a 1 GiB file is refused after 64 MiB, not after reading it all).
+/// reading past the limit (a 1 GiB pipe is refused after 64 MiB; a regular file by its size).
 enum InputReader {
     /// Input documents larger than this are refused (exit 65).
     static let defaultLimit = 64 * 1024 * 1024

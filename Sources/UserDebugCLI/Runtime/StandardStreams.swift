@@ -43,7 +43,7 @@ func writeAll(_ bytes: [UInt8], to fd: Int32, name: String) throws(CommandError)
 }
 
 /// The standard output as a destination of payloads: their bytes, escaped when shown on a terminal,
-/// with a final newline added for text so a prompt does not glue to it.
+/// with a final newline added to all but binary payloads so a prompt does not glue to them.
 struct StandardOutputSink {
     var isTerminal: Bool
 

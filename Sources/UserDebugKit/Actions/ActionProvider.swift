@@ -1,7 +1,7 @@
-/// Anything that knows a record and can offer debug actions on it: the desktop form of the
-/// seeds' `DebugMenuInteractionDelegate`. A view model, a session, the response log, the config
-/// file — each conforms (or wraps a closure in `ActionProvider`) and returns its elements;
-/// several providers compose into one menu in the order given.
+/// Anything that knows a record and can offer debug actions on it, as the delegate of an iOS
+/// context menu offers the actions for the view it knows. A view model, a session, the response
+/// log, the config file — each conforms (or wraps a closure in `ActionProvider`) and returns its
+/// elements; several providers compose into one menu in the order given.
 ///
 /// `menuElements(in:)` is synchronous on purpose: it runs on the hotkey path (`copy-id`), where
 /// no thread or task may start before the output is written. Slow work goes into a
@@ -13,9 +13,11 @@ public protocol DebugActionProvider: Sendable {
     func menuElements(in context: ActionContext) throws -> [MenuElement]
 }
 
-/// A provider around one closure (the swift-log `MetadataProvider` shape).
+/// A provider around one closure, for a host with no type of its own to conform. The CLI wraps
+/// the config's actions and the backend section this way, so the config file is read inside the
+/// menu's lifecycle, after `requested`.
 public struct ActionProvider: DebugActionProvider {
-    /// The provider's name.
+    /// What traces and `MenuError.providerFailed` call it, e.g. `config`.
     public let name: String
     private let elements: @Sendable (ActionContext) throws -> [MenuElement]
 
@@ -30,7 +32,8 @@ public struct ActionProvider: DebugActionProvider {
         self.init(name: name) { _ in elements }
     }
 
-    /// Calls the closure.
+    /// The closure's elements for `context`; what it throws passes through (a menu wraps it in
+    /// `MenuError.providerFailed`).
     public func menuElements(in context: ActionContext) throws -> [MenuElement] {
         try elements(context)
     }
@@ -45,12 +48,14 @@ public struct ComposedProvider: DebugActionProvider {
     /// The providers' names joined with `+`.
     public var name: String { providers.map(\.name).joined(separator: "+") }
 
-    /// A provider composing `providers`.
+    /// A provider that asks each of `providers` once per menu, in the order given.
     public init(_ providers: [any DebugActionProvider]) {
         self.providers = providers
     }
 
     /// Every provider's elements, in order.
+    /// - Throws: a provider's `MenuError` as it is; any other error as `MenuError.providerFailed`
+    ///   naming that provider.
     public func menuElements(in context: ActionContext) throws -> [MenuElement] {
         var elements: [MenuElement] = []
         for provider in providers {

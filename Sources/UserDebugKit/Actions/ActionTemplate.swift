@@ -21,7 +21,7 @@ public struct ActionTemplate: Sendable, Equatable {
         /// A field of the last response: `id`, `status`, `method`, `url`, `body`.
         case response(String)
 
-        /// `user.identifier`.
+        /// The name as a template writes it, without braces: `user.identifier`.
         public var description: String {
             switch self {
             case .user(let field): return "user." + field
@@ -38,7 +38,8 @@ public struct ActionTemplate: Sendable, Equatable {
 
     /// A template that cannot be read; `message` names the placeholder.
     public struct SyntaxError: Error, Sendable, Equatable {
-        /// What is wrong.
+        /// What is wrong, naming the placeholder as written: `{{user.id | lower}}: unknown filter
+        /// "lower"; the one filter is "url"`.
         public var message: String
     }
 
@@ -47,7 +48,10 @@ public struct ActionTemplate: Sendable, Equatable {
 
     let segments: [Segment]
 
-    /// Parses `text`.
+    /// Parses `text` into literal text and placeholders.
+    /// - Throws: `SyntaxError` for a `{{` without `}}`, a second filter or one other than `url`,
+    ///   or a name outside the list above. A `user.FIELD` is not checked: which fields a user has
+    ///   is known only when the action runs.
     public init(_ text: String) throws(SyntaxError) {
         var segments: [Segment] = []
         var rest = Substring(text)
@@ -112,6 +116,9 @@ public struct ActionTemplate: Sendable, Equatable {
     }
 
     /// The text with every placeholder filled in from `context`.
+    /// - Throws: `ActionError.missing` when the session lacks a value a placeholder needs (no
+    ///   token, no such user field, no recorded response); errors of `context`'s redactor and
+    ///   response lookup pass through.
     public func render(in context: ActionContext) throws -> String {
         var text = ""
         var lastResponse: BackendResponse?

@@ -97,7 +97,8 @@ public struct BackendProvider: DebugActionProvider {
         return (status, Array(out.dropLast(4)))
     }
 
-    /// The actions an answer resolves into.
+    /// `backend.body`, then, for a JSON object, one `backend.field.NAME` per scalar member among
+    /// the first `maxFieldActions`.
     static func actions(for body: [UInt8], context: ActionContext) throws -> [MenuElement] {
         let json = try? JSONParser().parse(body)
         var elements: [MenuElement] = [

@@ -10,9 +10,9 @@
 public struct ConfigAction: Sendable, Equatable {
     /// The id `userdebug run` takes: lowercase letters, digits, `.`, `_`, `-`.
     public var id: String
-    /// The menu title.
+    /// The title the menu shows (required in the file).
     public var title: String
-    /// A second line in the menu.
+    /// A second line in the menu, shown as written: no placeholder is filled in.
     public var subtitle: String?
     /// A key that chooses it in a popup menu.
     public var keyHint: String?
@@ -22,10 +22,13 @@ public struct ConfigAction: Sendable, Equatable {
     public var command: [ActionTemplate]?
     /// Whether the payload is a secret; required when the template uses one.
     public var isSecret: Bool
-    /// Seconds the command may run.
+    /// Seconds the command may run before its process group is killed and the action fails;
+    /// unused without `command`.
     public var timeoutSeconds: Double
 
-    /// A config action.
+    /// An action as the file defines one. Nothing is checked here: the config loader refuses a
+    /// reserved or repeated id, a secret placeholder in `command` (or in `template` without
+    /// `isSecret`), and an action with neither `template` nor `command`.
     public init(
         id: String,
         title: String,

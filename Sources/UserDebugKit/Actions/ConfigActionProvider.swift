@@ -6,7 +6,7 @@ public struct ConfigActionProvider: DebugActionProvider {
     /// `config`.
     public var name: String { "config" }
 
-    /// A provider for `actions`.
+    /// A provider for `actions` as they are; the config loader has checked them already.
     public init(actions: [ConfigAction]) {
         self.actions = actions
     }

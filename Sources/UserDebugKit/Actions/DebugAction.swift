@@ -36,7 +36,8 @@ public struct DebugAction: Sendable {
         self.produce = produce
     }
 
-    /// Runs the action for `context`.
+    /// What `produce` returns for `context`, marked secret when the action is; its errors
+    /// (usually `ActionError`) pass through.
     public func perform(in context: ActionContext) throws -> Payload {
         var payload = try produce(context)
         if isSecret { payload.isSecret = true }

@@ -4,7 +4,8 @@
 /// the menu shows one "failed"/"timed out" entry instead, so a slow provider never holds the
 /// menu up.
 public struct DeferredElement: Sendable {
-    /// Where resolution stands.
+    /// Where resolution stands: `pending` until the menu resolves the element, then one of the
+    /// other three, once.
     public enum State: Sendable {
         /// Not resolved yet: the placeholder is shown.
         case pending
@@ -27,10 +28,11 @@ public struct DeferredElement: Sendable {
     public var timeout: Double
     /// Resolves the elements; called once per menu, when it is shown.
     public var resolve: @Sendable (ActionContext) async throws -> [MenuElement]
-    /// Where resolution stands.
+    /// `.pending` until `MenuSession.resolveDeferred()` puts a resolved, failed or timed-out copy
+    /// of the element in its place; `resolve` never sets it.
     public var state: State
 
-    /// A deferred element, pending.
+    /// A pending element; `placeholderTitle` defaults to "`title`: loading…".
     public init(
         id: String,
         title: String,

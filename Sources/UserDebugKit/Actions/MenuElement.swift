@@ -44,12 +44,13 @@ public enum MenuElement: Sendable {
 public struct Submenu: Sendable {
     /// A stable identifier (for `--json` and tests); never run.
     public var id: String
-    /// The title shown.
+    /// The group's title in the menu; its children are what can be run.
     public var title: String
     /// The elements in order.
     public var children: [MenuElement]
 
-    /// A submenu.
+    /// A group. `id` must differ from every other element's id in the menu, the children's
+    /// included: `MenuSession.request` refuses a menu that repeats one.
     public init(id: String, title: String, children: [MenuElement]) {
         self.id = id
         self.title = title

@@ -1,6 +1,6 @@
-/// What a menu goes through, in the order of `UIContextMenuInteractionDelegate`'s calls (see the
-/// seeds): `configurationForMenuAtLocation` → `willDisplayMenuFor` → `willPerform…` →
-/// `willEndFor`. The order is a contract; `MenuSession` enforces it and tests check each path:
+/// What a menu goes through, in the order an iOS context-menu delegate is called in
+/// (`configurationForMenuAtLocation` → `willDisplayMenuFor` → `willPerform…` → `willEndFor`).
+/// The order is a contract; `MenuSession` enforces it and tests check each path:
 ///
 /// - performed: `requested` → `willDisplay` → `willPerform` → `willEnd(.performed)`
 /// - cancelled after display: `requested` → `willDisplay` → `willEnd(.cancelled)`
@@ -58,7 +58,7 @@ public struct MenuObserver: Sendable {
         self.handle = handle
     }
 
-    /// Delivers one event.
+    /// Hands `event` to the observer's closure on the caller's thread; `MenuSession` calls it.
     public func receive(_ event: MenuEvent) {
         handle(event)
     }

@@ -13,7 +13,7 @@ package struct ProcessRunner: Sendable {
         package var termination: ChildProcess.Termination
         /// Everything it wrote to stdout.
         package var stdout: [UInt8]
-        /// Everything it wrote to stderr (up to the limit).
+        /// What it wrote to stderr: about the first 64 KiB, the rest read and dropped.
         package var stderr: [UInt8]
     }
 
@@ -38,7 +38,8 @@ package struct ProcessRunner: Sendable {
         self.outputLimit = outputLimit
     }
 
-    /// Runs `argv` (argv[0] is looked up in PATH) with `environment` and `stdin`.
+    /// Runs `argv` with `environment` and `stdin`; argv[0] is looked up in this process's PATH,
+    /// not in `environment`'s.
     package func run(_ argv: [String], environment: [String: String], stdin: [UInt8] = []) throws(Failure) -> Result {
         precondition(!argv.isEmpty, "argv needs a program")
         var pipes: [(read: FileDescriptor, write: FileDescriptor)] = []

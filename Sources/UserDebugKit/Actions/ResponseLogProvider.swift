@@ -21,7 +21,8 @@ public struct ResponseLogProvider: DebugActionProvider {
         self.part = part
     }
 
-    /// The response actions.
+    /// `print-response` (by `selector` and `part`), `print-login-response` (the newest response
+    /// tagged `login`) and a `responses-by-status` submenu of `print-response-1xx` … `-5xx`.
     public func menuElements(in context: ActionContext) throws -> [MenuElement] {
         let part = self.part
         var byStatus: [MenuElement] = []

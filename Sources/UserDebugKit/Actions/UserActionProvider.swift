@@ -8,10 +8,11 @@ public struct UserActionProvider: DebugActionProvider {
     /// `user`.
     public var name: String { "user" }
 
-    /// The provider.
+    /// The provider; it has no settings, and what it offers depends only on the context's session.
     public init() {}
 
-    /// The four user actions, titled as in the seeds' debug menu.
+    /// Copy Identifier (`I`), Copy Name (`N`), Dump JSON (`J`) and Copy Token (`T`, a secret); the
+    /// first two show their value as the subtitle.
     public func menuElements(in context: ActionContext) throws -> [MenuElement] {
         let user = context.session.user
         return [

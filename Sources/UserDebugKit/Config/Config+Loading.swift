@@ -12,7 +12,11 @@ extension Config {
         return try parse(bytes, file: path)
     }
 
-    /// Reads config text; `file` names it in errors.
+    /// Reads config text as `load` reads a file's (blank or all comments: the defaults); `file`
+    /// names it in errors.
+    /// - Throws: `ConfigError` at the first problem: JSON syntax, an unknown key, a value of the
+    ///   wrong kind, a secret placeholder in a command argument, or one in a template without
+    ///   `"secret": true`.
     public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> Config {
         if isBlank(bytes) { return .defaults }
         let parsed: (value: JSONValue, sourceMap: JSONSourceMap)

@@ -12,10 +12,10 @@ public struct Config: Sendable, Equatable {
         public var fields: [String]
         /// More substrings that make a field name secret.
         public var fieldPatterns: [String]
-        /// More URL query parameter names.
+        /// More URL query parameter (and form field) names, matched case-insensitively.
         public var queryParameters: [String]
 
-        /// Extra redaction names.
+        /// Additions to the default policy; the empty lists of the defaults add nothing.
         public init(
             headers: [String] = [], fields: [String] = [], fieldPatterns: [String] = [], queryParameters: [String] = []
         ) {
@@ -60,9 +60,9 @@ public struct Config: Sendable, Equatable {
 
     /// Response log limits (`retention.maxResponses`, `retention.maxBytes`).
     public var retention: RetentionPolicy
-    /// Extra redaction names.
+    /// The `redaction` section: names added to `RedactionPolicy.default` (see `redactionPolicy`).
     public var redaction: Redaction
-    /// Output defaults.
+    /// The `output` section: where results go when the command line does not say.
     public var output: Output
     /// How copies behave: the timings of the `clipboard` section.
     public var clipboard: CopyOptions
@@ -70,7 +70,8 @@ public struct Config: Sendable, Equatable {
     public var clipboardOwner: ClipboardOwner
     /// Actions defined in the config file, in menu order.
     public var actions: [ConfigAction]
-    /// The "From the backend" section.
+    /// The `backend` section: what the "From the backend" menu section asks; off while its
+    /// `path` is nil.
     public var backend: BackendProvider.Settings
 
     /// A configuration; every part defaults.

@@ -12,7 +12,8 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, e.g. `expected a positive integer, got a string`.
     public var message: String
 
-    /// A config error.
+    /// An error in `file`. A `column` is printed only with a `line`; `key` names the setting when
+    /// one is at fault.
     public init(file: String, line: Int? = nil, column: Int? = nil, key: String? = nil, message: String) {
         self.file = file
         self.line = line

@@ -2,12 +2,17 @@
 /// 64-bit identifiers survive a round trip) and object members keep their order and duplicates
 /// are rejected by the parser.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`: a value, unlike an absent member (document readers treat the two alike).
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number's literal text, as validated by the parser (RFC 8259 grammar).
     case number(String)
+    /// A string's text with its escapes decoded; `JSONWriter` escapes it again.
     case string(String)
+    /// The elements in order.
     case array([JSONValue])
+    /// The members in order (see `JSONObject`).
     case object(JSONObject)
 
     /// The member named `key` when this is an object.
@@ -61,12 +66,13 @@ public enum JSONValue: Sendable, Hashable {
 public struct JSONObject: Sendable, Hashable {
     /// One `"key": value` member.
     public struct Member: Sendable, Hashable {
-        /// The member's key.
+        /// The key, escapes decoded. The parser refuses an object that repeats one; an object
+        /// built by hand is not checked.
         public var key: String
-        /// The member's value.
+        /// The value; `null` is kept as a value, so a member set to `null` is still present.
         public var value: JSONValue
 
-        /// A member.
+        /// A member; nothing checks that `key` is unique in the object it joins.
         public init(key: String, value: JSONValue) {
             self.key = key
             self.value = value
@@ -76,7 +82,7 @@ public struct JSONObject: Sendable, Hashable {
     /// The members in their given order.
     public var members: [Member]
 
-    /// An object of these members.
+    /// An object of these members in this order; their keys are not checked for repeats.
     public init(_ members: [Member] = []) {
         self.members = members
     }

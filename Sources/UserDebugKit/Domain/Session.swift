@@ -8,7 +8,8 @@ public struct Session: Sendable, Hashable {
     public var user: User
     /// The auth token (a secret: never shown unless asked for).
     public var token: String?
-    /// The backend's base URL.
+    /// The backend's base URL, e.g. `https://api.staging.example`: the backend section asks
+    /// `baseURL` + its path, and the Postman export turns it into `{{baseUrl}}`.
     public var baseURL: String?
     /// The environment label, e.g. `staging`.
     public var environment: String?
@@ -17,7 +18,7 @@ public struct Session: Sendable, Hashable {
     /// When the session was last changed.
     public var updatedAt: Date
 
-    /// A session.
+    /// A session named `name`; `updatedAt` defaults to `createdAt`, which defaults to now.
     public init(
         name: String,
         user: User,

@@ -2,14 +2,15 @@
 /// the input kept exactly as given (numbers keep their literal text).
 public struct User: Sendable, Hashable {
     /// The identifier the backend knows the user by (`identifier`, or `id` / `userId` / `user_id`
-    /// when the input names it so).
+    /// / `uid` when the input names it so).
     public var identifier: String
     /// The display name, when the input has one.
     public var name: String?
     /// Every field of the input other than `identifier` and `name`, in input order.
     public var fields: JSONObject
 
-    /// A user.
+    /// A user. `fields` should not hold `identifier` or `name`: `jsonValue` writes those two
+    /// first and would write them twice.
     public init(identifier: String, name: String? = nil, fields: JSONObject = JSONObject()) {
         self.identifier = identifier
         self.name = name

@@ -7,7 +7,8 @@ public struct DocumentError: Error, Sendable, Equatable, CustomStringConvertible
     /// What is wrong there, e.g. `missing "identifier"`.
     public var message: String
 
-    /// An error at `path`.
+    /// An error at `path`, spelled as the document readers spell paths: `$`, `$.user`,
+    /// `$["content-type"]`, `$.log.entries[3]`.
     public init(path: String, message: String) {
         self.path = path
         self.message = message

@@ -28,7 +28,8 @@ public enum HARDocument {
             ]))
     }
 
-    /// One HAR entry.
+    /// The `log.entries` element `encode` writes for `response`; `_tags` is there only when the
+    /// response has tags.
     public static func entry(_ response: BackendResponse) -> JSONValue {
         let time = response.durationMs.map { max($0, 0) } ?? 0
         var members: [JSONObject.Member] = [

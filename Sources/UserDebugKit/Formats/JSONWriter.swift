@@ -9,7 +9,7 @@ public struct JSONWriter: Sendable {
         case sorted
     }
 
-    /// Member order.
+    /// Whether object members come out as stored or sorted by key, at every depth.
     public var keyOrder: KeyOrder
     /// Indentation per level; nil writes everything on one line.
     public var indent: Int?

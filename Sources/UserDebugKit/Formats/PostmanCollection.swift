@@ -22,7 +22,8 @@ public struct PostmanCollection: Sendable {
     /// The `info.schema` of v2.1.
     public static let schemaURL = "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"
 
-    /// The collection document.
+    /// The whole collection (`info`, then `item` with one request per response, in the order
+    /// given), for `JSONWriter`.
     public var document: JSONValue
     /// How many requests had a binary body that could not be included.
     public var binaryBodiesLeftOut: Int

@@ -8,13 +8,16 @@
 /// would use the value anyway), so every consumer leaves the variable unresolved instead of
 /// sending a placeholder as if it were the token.
 public enum PostmanEnvironment {
-    /// The variable names, in the order written.
+    /// The session's base URL: a collection URL that started with it starts with `{{baseUrl}}`
+    /// instead. The four variables are written in the order of these declarations.
     public static let baseURLKey = "baseUrl"
-    /// The user's identifier.
+    /// The user's identifier, standing for it in whole path segments, query values, header values
+    /// and JSON strings of a collection.
     public static let userIDKey = "userId"
-    /// The user's display name.
+    /// The user's display name, for the user's own requests; the exported collection uses none.
     public static let userNameKey = "userName"
-    /// The auth token.
+    /// The session's token, typed `secret`; every collection request sends
+    /// `Authorization: Bearer {{authToken}}`.
     public static let tokenKey = "authToken"
 
     /// The environment of `session`; the real token only when `revealToken` (else

@@ -75,8 +75,8 @@ public protocol Clipboard: Sendable {
     /// confirmed.
     func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardError)
     /// Reads the selection's content converted to `target`, within `timeout` seconds. `target` is
-    /// a format name: a MIME type (`application/json`) or `UTF8_STRING` (UTF-8 text) and
-    /// `TARGETS` (the offered formats), which the CLI passes by default and a backend without
-    /// those names maps to its own.
+    /// a format name: a MIME type (`application/json`), or one of the X11 names `UTF8_STRING`
+    /// (UTF-8 text, what the CLI asks for by default) and `TARGETS` (the formats the owner
+    /// offers), which a backend without those names maps to its own.
     func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8]
 }

@@ -1,8 +1,9 @@
 /// Where an action's result goes, spelled as users type it: `--to` on the command line and
 /// `output.defaultTarget` in the config file.
 public enum OutputTarget: String, Sendable, Equatable, CaseIterable {
-    /// Stdout when it is a pipe or a file; else the selections `output.selection` names when a
-    /// display answers; else stdout with a notice.
+    /// Stdout when it is a pipe or a file of its own (not a desktop log it shares with stderr);
+    /// else the selections `output.selection` names when a display answers; else stdout with a
+    /// notice.
     case auto
     /// Always standard output.
     case stdout

@@ -11,7 +11,7 @@ public struct ResponseQuery: Sendable, Equatable {
     public var status: Int?
     /// The first digit of the status: 2 matches 200...299.
     public var statusClass: Int?
-    /// At most this many responses; nil for all.
+    /// At most this many responses; nil for all (0 or less selects none).
     public var limit: Int?
     /// Whether request and response bodies are loaded. When false they are left empty and never
     /// read from disk, so listing a million responses stays cheap.

@@ -15,7 +15,7 @@ import CSQLite
 /// another writer holds the lock past the busy timeout. Reads never wait for a writer: in WAL mode
 /// they see the last committed state.
 public final class SessionStore: @unchecked Sendable {
-    /// How a store is opened.
+    /// Whether `open` may create and migrate the store or only reads what is there.
     public enum Mode: Sendable {
         /// For read commands: opens with `SQLITE_OPEN_READONLY` and never creates the store, its
         /// directory or anything else; a missing store is `StoreError.missing`.
@@ -25,7 +25,8 @@ public final class SessionStore: @unchecked Sendable {
         case readWrite
     }
 
-    /// The database file.
+    /// The database file's path as `open` was given it (a symbolic link is not resolved); every
+    /// `StoreError` of this store names it.
     public let path: String
     /// Problems worth telling the user that do not stop the store from working, e.g.
     /// "/x/userdebug.sqlite3 has mode 0644, looser than 0600". Modes are reported, never changed.
@@ -53,8 +54,14 @@ public final class SessionStore: @unchecked Sendable {
 
     /// Opens the store at `path`.
     ///
-    /// - Parameter busyTimeoutMilliseconds: how long one attempt waits for another process's
-    ///   write lock before the bounded retries; reads in WAL mode do not wait for writers.
+    /// - Parameters:
+    ///   - path: The database file, e.g. `UserDebugPaths.databasePath`; its directory holds the
+    ///     `-wal` and `-shm` files too.
+    ///   - mode: `.readOnly` creates nothing and needs an existing store; `.readWrite` creates the
+    ///     directory and file when missing and brings the schema up to date.
+    ///   - busyTimeoutMilliseconds: How long one attempt waits for another process's write lock
+    ///     before the bounded retries; reads in WAL mode do not wait for writers.
+    /// - Returns: The store, its `warnings` filled in (loose permissions, a private copy read).
     /// - Throws: `.missing` (read-only, no store yet), `.isDirectory`, `.notADatabase`,
     ///   `.corrupt`, `.incompatible` (another program's database or a newer schema),
     ///   `.readOnly` (read-write open of a read-only file or directory), `.permissionDenied`.
@@ -123,7 +130,7 @@ public final class SessionStore: @unchecked Sendable {
     }
 
     /// Runs SQLite's `PRAGMA integrity_check` and returns the problems it finds; empty when the
-    /// store is intact (for a `doctor` command and for tests).
+    /// store is intact. Only the tests call it, after crashes and concurrent writers.
     public func integrityCheck() throws(StoreError) -> [String] {
         let lines = try database.column("PRAGMA integrity_check")
         return lines == ["ok"] ? [] : lines

@@ -7,8 +7,8 @@
 ///
 /// There is one database, in the data directory: sessions and the response log together, so a
 /// response row and its session share transactions and a foreign key (removing a session removes
-/// its responses atomically). The state directory is resolved for logs and other state that can
-/// be lost without harm.
+/// its responses atomically). The state directory holds what can be lost without harm: the
+/// CLI's exported binary request bodies and its capture traces.
 public struct UserDebugPaths: Sendable, Equatable {
     /// `$USERDEBUG_HOME/config`, else `$XDG_CONFIG_HOME/userdebug`, else `$HOME/.config/userdebug`.
     public var configDirectory: String

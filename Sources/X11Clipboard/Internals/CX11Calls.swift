@@ -65,7 +65,8 @@ public import UserDebugKit
         return address
     }
 
-    /// `cx11_probe`.
+    /// `cx11_probe` (test seam): connects and completes the X setup within `timeout`, then
+    /// disconnects; `.noDisplay` when that fails.
     static func probe(display: String?, authority: String?, timeout: Double) throws(ClipboardError) {
         var err = cx11_error()
         let status = withOptionalCString(display) { d in

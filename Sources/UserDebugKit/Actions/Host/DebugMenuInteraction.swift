@@ -1,8 +1,8 @@
 #if DEBUG
-    /// The in-app integration: the desktop form of the seeds' `DebugMenuInteraction`. An object of
-    /// the host app that knows a record conforms to `DebugMenuInteractionDelegate`; the interaction
-    /// turns its actions into a menu with the full lifecycle, resolves deferred elements, and runs
-    /// the chosen action.
+    /// The in-app integration, shaped like an iOS context-menu interaction and its delegate. An
+    /// object of the host app that knows a record conforms to `DebugMenuInteractionDelegate`; the
+    /// interaction turns its actions into a menu with the full lifecycle, resolves deferred
+    /// elements, and runs the chosen action.
     ///
     /// Everything here exists only in debug builds (`swift build` defines DEBUG, `-c release` does
     /// not), so a host app's release build contains none of it. Wrap the host's own debug code —

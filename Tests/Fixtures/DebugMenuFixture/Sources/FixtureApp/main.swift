@@ -10,7 +10,8 @@ let account = Account(identifier: "acct_fixture_42", displayName: "Fixture Accou
 print("signed in as \(account.displayName)")
 
 #if DEBUG
-    /// The view that knows the account offers its debug actions (the seeds' UserTextField).
+    /// The view that shows the account: the object that knows a record, so it offers the debug
+    /// actions on it.
     final class FixtureAccountView: DebugMenuInteractionDelegate {
         let account: Account
 
