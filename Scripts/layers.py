@@ -4,10 +4,11 @@ its own folder and of the folders before it, never those of a later one.
 
     Scripts/layers.py [--root DIR] [--order Domain,Formats,...]
 
-Order (default): System (the POSIX layer: package access, no types of the project), Domain, Formats, Redaction, Store, Actions, Output, Config. Config is last: the
-user's file names settings of every layer (RetentionPolicy, BackendProvider.Settings, CopyOptions,
-OutputTarget), and nothing below reads the file. A subfolder belongs
-to its top folder (Actions/Host is Actions). Exit status 1 with one `file:line: Type (Folder)`
+Order (default): System, Domain, Formats, Redaction, Store, Actions, Output, Config. System is the
+POSIX layer (package access, no types of the project). Config is last: the user's file names
+settings of every layer (RetentionPolicy, BackendProvider.Settings, CopyOptions, OutputTarget),
+and nothing below reads the file. A subfolder belongs to its top folder (Actions/Host is Actions).
+Exit status 1 with one `file:line: Type (Folder)`
 line per upward reference, 0 when there is none.
 
 The rule, and why it has no false positives on today's names:
