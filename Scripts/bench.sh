@@ -63,6 +63,20 @@ if [[ $what == before ]]; then
     -n "copy-id --to clipboard ($before_rev)" "$old copy-id --to clipboard -q" \
     -n 'copy-id --to clipboard (this tree)' "$ud copy-id --to clipboard -q"
   python3 Scripts/bench_table.py "$work/before.json"
+  echo; echo "### the same, interleaved (every round runs each command once, rotating the order)"
+  USERDEBUG_HOME=$work/hot python3 Scripts/interleave.py "$runs" \
+    "$old copy-id --to clipboard -q" "$ud copy-id --to clipboard -q"
+  echo; echo "### instructions of the copying process (callgrind; independent of the machine's load)"
+  # Logs to files, not a pipe: the owner forked under valgrind keeps its log descriptor open.
+  # Only the copying process has exited (and written its count) when valgrind returns.
+  for build in "before=$old" "after=$ud"; do
+    for round in 1 2 3; do
+      USERDEBUG_HOME=$work/hot valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+        --log-file="$work/callgrind-${build%%=*}-$round.%p" "${build#*=}" copy-id --to clipboard -q
+      count=$(cat "$work/callgrind-${build%%=*}-$round".* | awk '/Collected/ { print $4 }')
+      echo "copy-id --to clipboard, ${build%%=*} ($([[ ${build%%=*} == before ]] && echo "$before_rev" || echo "this tree")), round $round: $count instructions"
+    done
+  done
   git worktree remove --force "$work/before"
 fi
 
