@@ -69,7 +69,10 @@ if [[ $what == before ]]; then
   echo; echo "### instructions of the copying process (callgrind; independent of the machine's load)"
   # Logs to files, not a pipe: the owner forked under valgrind keeps its log descriptor open.
   # Only the copying process has exited (and written its count) when valgrind returns.
-  for build in "before=$old" "after=$ud"; do
+  # Stripped copies: valgrind gives up on the static binaries' debug info.
+  strip -o "$work/ud-before" "$old"
+  strip -o "$work/ud-after" "$ud"
+  for build in "before=$work/ud-before" "after=$work/ud-after"; do
     for round in 1 2 3; do
       USERDEBUG_HOME=$work/hot valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         --log-file="$work/callgrind-${build%%=*}-$round.%p" "${build#*=}" copy-id --to clipboard -q
