@@ -117,8 +117,9 @@ enum ExportCommands {
         discussion: """
             The session's base URL becomes {{baseUrl}}, its token {{authToken}}, the user's
             identifier {{userId}} (as a whole path segment, query value, header value or JSON
-            string); each request carries Authorization: Bearer {{authToken}}. Cookies and other
-            secrets are redacted unless --reveal.
+            string). Requests to the base URL's origin carry Authorization: Bearer {{authToken}},
+            except the login (tagged login, or answered with the token); other origins never get
+            the token. Cookies and other secrets are redacted unless --reveal.
             Example: userdebug export postman-collection > api.json; userdebug export postman-env --reveal > env.json
             """,
         options: selectionOptions + ActionCommands.outputOptions,

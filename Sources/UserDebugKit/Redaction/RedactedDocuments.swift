@@ -13,14 +13,24 @@ extension SessionDocument {
 
 extension PostmanCollection {
     /// The collection of `responses`' requests with cookies, secret fields and query items
-    /// redacted by `redactor` (nil: as recorded). The token itself no longer counts as a known
-    /// secret here: it has become the `{{authToken}}` variable before redaction runs.
+    /// redacted by `redactor` (nil: as recorded). On the base URL's origin the token has become
+    /// the `{{authToken}}` variable before redaction runs; what is left of it (encoded forms, or
+    /// the token itself in a request to another origin) is redacted as a known secret. The login
+    /// is recognised by its `login` tag or by an answer holding the token, literally or encoded,
+    /// to a request that did not send it.
     public init(_ responses: [BackendResponse], session: Session, redactor: Redactor?) {
-        guard var plain = redactor else {
-            self.init(responses, session: session, redactingRequests: { $0 })
-            return
+        let finder = Redactor(knownSecrets: [session.token].compactMap { $0 })
+        let isLogin = { (response: BackendResponse) -> Bool in
+            if response.tags.contains(where: { $0.lowercased() == "login" }) { return true }
+            let request = response.request
+            let sent =
+                finder.containsKnownSecret(Array(request.url.utf8)) || finder.containsKnownSecret(request.body)
+                || request.headers.contains { finder.containsKnownSecret(Array($0.value.utf8)) }
+            let answered =
+                finder.containsKnownSecret(response.body)
+                || response.headers.contains { finder.containsKnownSecret(Array($0.value.utf8)) }
+            return answered && !sent
         }
-        plain.knownSecrets = []
-        self.init(responses, session: session, redactingRequests: plain.redact)
+        self.init(responses, session: session, isLogin: isLogin, redactingRequests: redactor?.redact ?? { $0 })
     }
 }

@@ -9,10 +9,18 @@
 /// 3. ends with the word `key`/`keys`: alone (`key`), or after a word that is not in
 ///    `nonSecretKeyQualifiers` (`api_key`, `privateKey`, `sessionKey`, `X-Functions-Key` are
 ///    secret; `monkey` and `keyboardLayout` are not, having no word `key`; `primaryKey`,
-///    `publicKey`, `sortKey`, `idempotencyKey` are not, being names of non-secrets),
+///    `publicKey`, `sortKey`, `idempotencyKey` are not, being names of non-secrets), or
+/// 4. ends with the word `session` or `sid` (`user_session`, `connect.sid`: session cookies and
+///    their copies in bodies),
 /// and it is not one of `exemptNames` (`tokenType`, `total_tokens`: words that merely mention
-/// tokens). Headers are secret when listed in `headerNames` or when their name is secret by the
-/// field rule (`X-Session-Token`); query parameters likewise with `queryParameters`.
+/// tokens). Query parameters are secret when listed in `queryParameters` or secret by the field
+/// rule. Headers are judged more broadly, because a header exists to be sent and its name is
+/// all one knows: a header is secret when listed in `headerNames`, when secret by the field
+/// rule (`X-Session-Token`), when its lower-cased name contains one of `headerSubstrings`
+/// (`X-Upstream-Auth`, `Authentication`, `X-Signature`, `X-Session`), or when a word of it
+/// contains `key` other than after a non-secret qualifier (`X-Api-Key`, `Sec-WebSocket-Key`;
+/// not `Idempotency-Key`), unless it is one of `nonSecretHeaderNames` (`WWW-Authenticate`: a
+/// server's challenge, whose `error="invalid_token"` is what one debugs).
 ///
 /// The rule errs toward redacting: an over-redacted `cacheToken` costs a `--reveal`, a leaked
 /// password costs a rotation.
@@ -29,6 +37,10 @@ public struct RedactionPolicy: Sendable, Equatable {
     public var nonSecretKeyQualifiers: Set<String>
     /// Joined lower-cased names never redacted although a pattern matches them.
     public var exemptNames: Set<String>
+    /// Lower-cased substrings that make any header name secret.
+    public var headerSubstrings: [String]
+    /// Lower-cased header names known to carry no secret although a substring matches them.
+    public var nonSecretHeaderNames: Set<String>
 
     /// The built-in policy, which configuration can extend but never shrink.
     public static let `default` = RedactionPolicy(
@@ -38,10 +50,10 @@ public struct RedactionPolicy: Sendable, Equatable {
             "x-amz-security-token", "x-goog-api-key", "ocp-apim-subscription-key", "x-hub-signature",
             "x-hub-signature-256",
         ],
-        fieldNames: ["auth", "jwt", "sid", "pwd", "pass", "pin", "otp", "bearer", "signature"],
+        fieldNames: ["auth", "jwt", "sid", "session", "pwd", "pass", "pin", "otp", "bearer", "signature"],
         fieldPatterns: [
             "token", "secret", "password", "passwd", "passphrase", "apikey", "privatekey", "accesskey",
-            "credential", "authorization", "cookie", "sessionid",
+            "credential", "authorization", "cookie", "sessionid", "sessid",
         ],
         queryParameters: [
             "access_token", "id_token", "refresh_token", "token", "api_key", "apikey", "key", "client_secret",
@@ -55,8 +67,13 @@ public struct RedactionPolicy: Sendable, Equatable {
         exemptNames: [
             "tokentype", "tokentypehint", "maxtokens", "totaltokens", "prompttokens", "completiontokens",
             "inputtokens", "outputtokens", "accesscontrolallowcredentials",
-        ]
+        ],
+        headerSubstrings: ["auth", "token", "session", "signature", "secret", "cookie"],
+        nonSecretHeaderNames: ["www-authenticate", "proxy-authenticate"]
     )
+
+    /// Last words that make a name secret (rule 4).
+    static let secretLastWords: Set<String> = ["session", "sid"]
 
     /// A policy; names are normalized (lower-cased, field names joined as in the type's rule).
     public init(
@@ -65,7 +82,9 @@ public struct RedactionPolicy: Sendable, Equatable {
         fieldPatterns: [String],
         queryParameters: Set<String>,
         nonSecretKeyQualifiers: Set<String> = [],
-        exemptNames: Set<String> = []
+        exemptNames: Set<String> = [],
+        headerSubstrings: [String] = [],
+        nonSecretHeaderNames: Set<String> = []
     ) {
         self.headerNames = Set(headerNames.map { $0.lowercased() })
         self.fieldNames = Set(fieldNames.map(RedactionPolicy.joinedWords))
@@ -73,6 +92,8 @@ public struct RedactionPolicy: Sendable, Equatable {
         self.queryParameters = Set(queryParameters.map { $0.lowercased() })
         self.nonSecretKeyQualifiers = Set(nonSecretKeyQualifiers.map(RedactionPolicy.joinedWords))
         self.exemptNames = Set(exemptNames.map(RedactionPolicy.joinedWords))
+        self.headerSubstrings = headerSubstrings.map { $0.lowercased() }.filter { !$0.isEmpty }
+        self.nonSecretHeaderNames = Set(nonSecretHeaderNames.map { $0.lowercased() })
     }
 
     /// This policy with more secret names; the existing ones all stay (configuration adds to
@@ -85,6 +106,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     ) -> RedactionPolicy {
         var policy = self
         policy.headerNames.formUnion(moreHeaders.map { $0.lowercased() })
+        policy.nonSecretHeaderNames.subtract(moreHeaders.map { $0.lowercased() })
         policy.fieldNames.formUnion(moreFields.map(RedactionPolicy.joinedWords))
         policy.fieldPatterns += morePatterns.map(RedactionPolicy.joinedWords).filter { !$0.isEmpty }
         policy.queryParameters.formUnion(moreParameters.map { $0.lowercased() })
@@ -100,14 +122,26 @@ public struct RedactionPolicy: Sendable, Equatable {
         if joined.isEmpty || exemptNames.contains(joined) { return false }
         if fieldNames.contains(joined) { return true }
         if fieldPatterns.contains(where: { joined.contains($0) }) { return true }
+        if let last = words.last, RedactionPolicy.secretLastWords.contains(last) { return true }
         guard let last = words.last, last == "key" || last == "keys" else { return false }
         if words.count == 1 { return true }
         return !nonSecretKeyQualifiers.contains(words[words.count - 2])
     }
 
-    /// Whether a header of this name carries a secret.
+    /// Whether a header of this name carries a secret (the broader header rule of the type).
     public func isSensitiveHeader(_ name: String) -> Bool {
-        headerNames.contains(name.lowercased()) || isSensitiveField(name)
+        let lowered = name.lowercased()
+        if headerNames.contains(lowered) || isSensitiveField(name) { return true }
+        if nonSecretHeaderNames.contains(lowered) { return false }
+        if headerSubstrings.contains(where: { lowered.contains($0) }) { return true }
+        guard lowered.contains("key") else { return false }
+        let words = RedactionPolicy.words(of: name)
+        return words.indices.contains { index in
+            let word = words[index]
+            guard word.contains("key") else { return false }
+            let qualified = index > 0 && nonSecretKeyQualifiers.contains(words[index - 1])
+            return !((word == "key" || word == "keys") && qualified)
+        }
     }
 
     /// Whether a URL query parameter (or form field) of this name carries a secret.

@@ -1,20 +1,19 @@
 /// JSON redaction, both on parsed values and in place on body bytes.
 extension Redactor {
     /// The value with every secret-looking member's value replaced at any depth, and known
-    /// secrets replaced inside strings. Member order and number literals are kept.
+    /// secrets (literal or encoded) and JWTs replaced inside strings. Member order and number
+    /// literals are kept.
     public func redact(_ value: JSONValue) -> JSONValue {
-        let secrets = secretBytes
-        return redact(value, secrets: secrets)
+        redact(value, secrets: KnownSecretSearch(secrets: secretBytes))
     }
 
-    private func redact(_ value: JSONValue, secrets: [[UInt8]]) -> JSONValue {
+    private func redact(_ value: JSONValue, secrets: KnownSecretSearch) -> JSONValue {
         switch value {
         case .null, .bool, .number:
             return value
         case .string(let text):
-            guard !secrets.isEmpty else { return value }
             let bytes = Array(text.utf8)
-            let replaced = Redactor.replacing(secrets, in: bytes)
+            let replaced = secrets.hiding(in: bytes)
             return replaced == bytes ? value : .string(String(decoding: replaced, as: UTF8.self))
         case .array(let elements):
             return .array(elements.map { redact($0, secrets: secrets) })
@@ -42,21 +41,52 @@ extension Redactor {
     /// replaced by `"[redacted]"`; the same array when nothing is secret; nil when the bytes are
     /// not JSON. Works on the bytes rather than on a parsed value so that formatting, escapes
     /// and number spellings survive exactly, and without recursion so that nesting depth costs
-    /// no stack (a body is untrusted input).
+    /// no stack (a body is untrusted input). A string value that holds a JSON document itself
+    /// (GraphQL `"variables": "{\"password\": …}"`) is redacted inside and written back as a
+    /// string, down to `maxEmbeddedDepth` documents deep.
     func redactJSONBytes(_ bytes: [UInt8]) -> [UInt8]? {
+        redactJSONBytes(bytes, embeddedDepth: 0)
+    }
+
+    /// How many JSON documents deep, each a string inside the one around it, are redacted.
+    static let maxEmbeddedDepth = 4
+
+    private func redactJSONBytes(_ bytes: [UInt8], embeddedDepth: Int) -> [UInt8]? {
         var scanner = JSONByteScanner(bytes: bytes)
         guard let spans = scanner.secretValueSpans(isSecret: policy.isSensitiveField) else { return nil }
-        guard !spans.isEmpty else { return bytes }
+        var replacements: [(Range<Int>, [UInt8])] = spans.secret.map { ($0, Array("\"\(Redactor.placeholder)\"".utf8)) }
+        if embeddedDepth < Redactor.maxEmbeddedDepth {
+            for span in spans.embedded {
+                if let redacted = redactEmbeddedJSON(Array(bytes[span]), embeddedDepth: embeddedDepth) {
+                    replacements.append((span, redacted))
+                }
+            }
+        }
+        guard !replacements.isEmpty else { return bytes }
+        replacements.sort { $0.0.lowerBound < $1.0.lowerBound }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var copied = 0
-        for span in spans {
+        for (span, replacement) in replacements {
             out += bytes[copied..<span.lowerBound]
-            out += "\"\(Redactor.placeholder)\"".utf8
+            out += replacement
             copied = span.upperBound
         }
         out += bytes[copied...]
         return out
+    }
+
+    /// A JSON string literal holding a JSON document, with the document redacted, as a string
+    /// literal again; nil when nothing in it changed.
+    private func redactEmbeddedJSON(_ literal: [UInt8], embeddedDepth: Int) -> [UInt8]? {
+        guard let text = (try? JSONParser().parse(literal))?.stringValue else { return nil }
+        let inner = Array(text.utf8)
+        guard let redacted = redactJSONBytes(inner, embeddedDepth: embeddedDepth + 1), redacted != inner else {
+            return nil
+        }
+        var out = ""
+        JSONWriter.appendQuoted(String(decoding: redacted, as: UTF8.self), to: &out)
+        return Array(out.utf8)
     }
 }
 
@@ -72,8 +102,11 @@ private struct JSONByteScanner {
     private enum State { case value, afterValue, key }
     private enum Container { case object, array }
 
-    mutating func secretValueSpans(isSecret: (String) -> Bool) -> [Range<Int>]? {
+    /// The spans of secret values, and of string values that look like a JSON document inside;
+    /// nil when the bytes are not one JSON document.
+    mutating func secretValueSpans(isSecret: (String) -> Bool) -> (secret: [Range<Int>], embedded: [Range<Int>])? {
         var spans: [Range<Int>] = []
+        var embedded: [Range<Int>] = []
         var stack: [Container] = []
         var state = State.value
         skipWhitespace()
@@ -83,24 +116,16 @@ private struct JSONByteScanner {
             case .value:
                 guard let byte = peek else { return nil }
                 if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-                    let isObject = byte == UInt8(ascii: "{")
-                    stack.append(isObject ? .object : .array)
-                    index += 1
-                    skipWhitespace()
-                    if peek == UInt8(ascii: isObject ? "}" : "]") {
-                        stack.removeLast()
-                        index += 1
-                        state = .afterValue
-                    } else {
-                        state = isObject ? .key : .value
-                    }
+                    state = open(byte, stack: &stack)
                 } else {
+                    let start = index
                     guard skipScalarOrString() else { return nil }
+                    if looksLikeEmbeddedJSON(start..<index) { embedded.append(start..<index) }
                     state = .afterValue
                 }
             case .afterValue:
                 skipWhitespace()
-                guard let top = stack.last else { return atEnd ? spans : nil }
+                guard let top = stack.last else { return atEnd ? (spans, embedded) : nil }
                 guard let byte = peek else { return nil }
                 index += 1
                 if byte == UInt8(ascii: ",") {
@@ -131,7 +156,31 @@ private struct JSONByteScanner {
         }
     }
 
+    /// Steps into the object or array that `byte` opens; the state after it (an empty one is
+    /// closed at once).
+    private mutating func open(_ byte: UInt8, stack: inout [Container]) -> State {
+        let isObject = byte == UInt8(ascii: "{")
+        stack.append(isObject ? .object : .array)
+        index += 1
+        skipWhitespace()
+        guard peek != UInt8(ascii: isObject ? "}" : "]") else {
+            stack.removeLast()
+            index += 1
+            return .afterValue
+        }
+        return isObject ? .key : .value
+    }
+
     private var atEnd: Bool { index >= bytes.count }
+
+    /// A string literal whose text starts with `{` or `[` and ends with `}` or `]`.
+    private func looksLikeEmbeddedJSON(_ range: Range<Int>) -> Bool {
+        guard range.count >= 4, bytes[range.lowerBound] == UInt8(ascii: "\"") else { return false }
+        let first = bytes[range.lowerBound + 1]
+        let last = bytes[range.upperBound - 2]
+        return (first == UInt8(ascii: "{") || first == UInt8(ascii: "["))
+            && (last == UInt8(ascii: "}") || last == UInt8(ascii: "]"))
+    }
     private var peek: UInt8? { atEnd ? nil : bytes[index] }
 
     private func canHoldSecret(_ byte: UInt8) -> Bool {

@@ -2,14 +2,21 @@
 /// through unless the user passed `--reveal`. Pure: it returns new values and never fails.
 ///
 /// What it hides:
-/// - the session token and every `knownSecrets` value, wherever it literally appears (header
-///   values, URL, bodies, user fields): a token echoed back by the backend is still the token;
+/// - the session token and every `knownSecrets` value wherever it appears (header values, URL,
+///   bodies, user fields), literally or encoded: percent-encoded (any hex case, once or twice),
+///   JSON-escaped (`\/`, `\u0054`), as XML character references, and base64 or base64url
+///   (padded or not, at any byte offset inside a longer encoded text, as in `Basic` credentials):
+///   a token echoed back by the backend is still the token;
+/// - JWT-shaped values under any name (`KnownSecretSearch.jwtRanges`);
 /// - values of secret headers (see `RedactionPolicy`); an `Authorization` value keeps its scheme
-///   (`Bearer [redacted]`, `Basic [redacted]`) because which scheme was used is what one debugs,
-///   and cookies keep their names (`session=[redacted]; theme=[redacted]`), `Set-Cookie` its
-///   attributes;
-/// - URL userinfo passwords and secret query items (also in `Location`/`Referer`-style headers);
-/// - secret members of JSON bodies at any depth and secret fields of form bodies, splicing the
+///   (`Bearer [redacted]`, `Basic [redacted]`) because which scheme was used is what one debugs
+///   (other secret headers keep it only when it is a known scheme word), and cookies keep their
+///   names (`session=[redacted]; theme=[redacted]`), `Set-Cookie` its attributes;
+/// - URL userinfo passwords, secret query items and matrix parameters (`;jsessionid=…`), and
+///   secret members of JSON carried in a query value (also in `Location`/`Referer`-style headers);
+/// - secret parts of bodies in every format `redactBodyFormat` knows (JSON at any depth, also
+///   after a BOM, as JSONP, one document per line, or as a JSON string inside JSON; forms;
+///   multipart; XML and HTML; `name=value` and `name: value` pairs in other text), splicing the
 ///   placeholder into the original bytes so everything else stays byte for byte as captured.
 ///
 /// `null`, booleans and empty strings are left as they are: they cannot hold a secret, and
@@ -87,7 +94,7 @@ public struct Redactor: Sendable {
             case "authorization", "proxy-authorization": shown = Redactor.redactCredentials(value)
             case "cookie": shown = Redactor.redactCookiePairs(value)
             case "set-cookie": shown = Redactor.redactSetCookie(value)
-            default: shown = Redactor.placeholder
+            default: shown = Redactor.redactKnownSchemeCredentials(value)
             }
         } else if Redactor.urlHeaders.contains(lowered) {
             shown = redactURL(value)
@@ -102,36 +109,25 @@ public struct Redactor: Sendable {
     /// one is treated as a form only when it looks exactly like one.
     public func redactBody(_ body: [UInt8], contentType: String?) -> [UInt8] {
         guard !body.isEmpty else { return body }
-        var result = body
-        if let json = redactJSONBytes(body) {
-            result = json
-        } else if Redactor.isForm(body, contentType: contentType) {
-            result = Array(redactQuery(String(decoding: body, as: UTF8.self)).utf8)
-        }
-        return replacingKnownSecrets(in: result)
+        return replacingKnownSecrets(in: redactBodyFormat(body, contentType: contentType))
     }
 
-    /// Whether any known secret appears in `bytes` (for marking a payload as a secret).
+    /// Whether any known secret appears in `bytes`, literally or encoded (for marking a payload
+    /// as a secret).
     public func containsKnownSecret(_ bytes: [UInt8]) -> Bool {
-        secretBytes.contains { ByteSearch.firstRange(of: $0, in: bytes, from: 0) != nil }
+        !KnownSecretSearch(secrets: secretBytes).ranges(in: bytes).isEmpty
     }
 
-    /// `text` with every known secret replaced by the placeholder.
+    /// `text` with every known secret (literal or encoded) and every JWT-shaped value replaced
+    /// by the placeholder.
     public func replacingKnownSecrets(in text: String) -> String {
-        let secrets = secretBytes
-        guard !secrets.isEmpty else { return text }
         let bytes = Array(text.utf8)
-        let replaced = Redactor.replacing(secrets, in: bytes)
+        let replaced = replacingKnownSecrets(in: bytes)
         return replaced == bytes ? text : String(decoding: replaced, as: UTF8.self)
     }
 
     func replacingKnownSecrets(in bytes: [UInt8]) -> [UInt8] {
-        Redactor.replacing(secretBytes, in: bytes)
-    }
-
-    static func replacing(_ secrets: [[UInt8]], in bytes: [UInt8]) -> [UInt8] {
-        let placeholderBytes = Array(placeholder.utf8)
-        return secrets.reduce(bytes) { ByteSearch.replacing($1, with: placeholderBytes, in: $0) }
+        KnownSecretSearch(secrets: secretBytes).hiding(in: bytes)
     }
 
     /// Headers whose value is a URL that may carry the same secrets as the request URL.
