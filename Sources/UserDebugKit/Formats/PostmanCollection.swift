@@ -59,7 +59,8 @@ public struct PostmanCollection: Sendable {
     static func item(
         _ original: BackendRequest, session: Session, redact: (BackendRequest) -> BackendRequest
     ) -> (JSONValue, Bool) {
-        let request = redact(templated(original, session: session))
+        // Decoded first, so that the token inside a compressed body becomes the variable too.
+        let request = redact(templated(original.decodingBody(), session: session))
         let userID = session.user.identifier
         var url = PostmanURL(request.url, baseURL: session.baseURL)
         if !userID.isEmpty { url.substitute(userID, with: "{{\(PostmanEnvironment.userIDKey)}}") }
