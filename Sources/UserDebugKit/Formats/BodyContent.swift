@@ -45,6 +45,12 @@ public struct BodyContent: Sendable, Equatable {
             bytes = try ContentEncoding.decode(body, codings: codings, limit: limit)
             self.headers = ContentEncoding.headers(headers, describingIdentityBodyOf: bytes.count)
             kind = BodyContent.isText(bytes) ? .text : .binary
+        } catch .corrupt where BodyContent.isText(body) {
+            // Text is no gzip, deflate or br stream: a body decoded by whoever recorded it (an app's
+            // URLSession, a browser's HAR) under the header it came with. Redaction can read it.
+            bytes = body
+            self.headers = ContentEncoding.headers(headers, describingIdentityBodyOf: body.count)
+            kind = .text
         } catch {
             bytes = body
             self.headers = headers

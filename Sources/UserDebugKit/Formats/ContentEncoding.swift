@@ -79,13 +79,13 @@ public enum ContentEncoding {
         }
     }
 
-    /// The headers to record with a HAR `content.text` (or `postData.text`) whose entry says it was
-    /// encoded. HAR 1.2 says the text is decoded, and browsers write it so while keeping the
-    /// header; other tools keep the bytes as received. Bytes that start as a valid stream of
-    /// their codings are taken as received (headers kept); bytes that do not are the decoded
-    /// content, and the header that no longer describes them goes. A coding this reader does not
-    /// know cannot tell, so the headers stay.
-    static func headers(forHARContent body: [UInt8], headers: [HTTPHeader]) -> [HTTPHeader] {
+    /// The headers to record with a body that may have been decoded already although its headers
+    /// still name a coding: HAR 1.2's `content.text` (browsers write it decoded and keep the
+    /// header; other tools keep the bytes as received), and URLSession's data (decoded for the
+    /// app, the header kept). Bytes that start as a valid stream of their codings are as received
+    /// (headers kept); bytes that do not are the decoded content, and the header that no longer
+    /// describes them goes. A coding this reader does not know cannot tell, so the headers stay.
+    public static func headers(forBodyThatMayBeDecoded body: [UInt8], headers: [HTTPHeader]) -> [HTTPHeader] {
         let codings = codings(of: headers)
         guard !codings.isEmpty, !body.isEmpty else { return headers }
         do {

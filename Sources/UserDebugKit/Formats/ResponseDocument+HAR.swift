@@ -3,7 +3,7 @@
 /// missing, `null` where a string belongs (`redirectURL`), `-1` for unknown sizes and timings,
 /// `time` as a fractional number. Only what we keep is validated; the rest is ignored. A body whose
 /// entry says `Content-Encoding` may be the decoded text (as HAR 1.2 says, and browsers write) or
-/// the bytes as received (as some tools write); see `ContentEncoding.headers(forHARContent:headers:)`.
+/// the bytes as received (as some tools write); see `ContentEncoding.headers(forBodyThatMayBeDecoded:headers:)`.
 extension ResponseDocument {
     static func isHAREntry(_ node: DocumentNode) -> Bool {
         node.has("startedDateTime") || node.member("request")?.has("httpVersion") == true
@@ -18,7 +18,7 @@ extension ResponseDocument {
             headers: try headers(requestNode.member("headers")),
             body: try postData(requestNode.member("postData"))
         )
-        request.headers = ContentEncoding.headers(forHARContent: request.body, headers: request.headers)
+        request.headers = ContentEncoding.headers(forBodyThatMayBeDecoded: request.body, headers: request.headers)
         // `_tags` is what `HARDocument` writes (custom members start with `_`); `tags` is older input.
         var tags: [String] = []
         for tag in try (node.member("_tags") ?? node.member("tags"))?.array() ?? [] { tags.append(try tag.string()) }
@@ -31,7 +31,7 @@ extension ResponseDocument {
             durationMs: try duration(node.member("time")),
             tags: tags
         )
-        response.headers = ContentEncoding.headers(forHARContent: response.body, headers: response.headers)
+        response.headers = ContentEncoding.headers(forBodyThatMayBeDecoded: response.body, headers: response.headers)
         return response
     }
 
