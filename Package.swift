@@ -21,6 +21,18 @@ let package = Package(
             path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Content-Encoding gzip and deflate (zlib), br (the brotli decoder): bodies are decoded
+        // before redaction. Static archives exist in both -dev packages for -static-executable.
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
+            name: "CBrotli",
+            path: "Sources/CBrotli",
+            providers: [.apt(["libbrotli-dev"])]
+        ),
         // The detached-owner rules (fork strategies, detaching), shared by every clipboard backend.
         .target(
             name: "COwnerProcess",
@@ -38,7 +50,7 @@ let package = Package(
         ),
         .target(
             name: "UserDebugKit",
-            dependencies: ["CSQLite"],
+            dependencies: ["CSQLite", "CZlib", "CBrotli"],
             swiftSettings: strictSwift
         ),
         .target(

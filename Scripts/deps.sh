@@ -8,10 +8,12 @@ set -euo pipefail
 packages=(
   libsqlite3-dev sqlite3                      # the store (CSQLite links libsqlite3; static lib for -static-executable)
   libxcb1-dev libxau-dev libxdmcp-dev libx11-dev # the clipboard shim (static libs for -static-executable)
+  zlib1g-dev libbrotli-dev                    # Content-Encoding gzip/deflate and br (libz.a, libbrotlidec.a, libbrotlicommon.a)
   xvfb xclip xsel x11-utils python3-tk        # real X server and real peers in the tests
   python3-xlib                                # stalled/killed INCR readers, MULTIPLE, a silent manager
   cinnamon-settings-daemon dbus-daemon        # csd-clipboard: a real clipboard manager (SAVE_TARGETS)
   python3 python3-venv curl dash              # test helpers, echo server, shell-safety checks
+  python3-brotli zstd                         # br and zstd answers from the echo server, and the leak search
   zsh fish groff-base                         # completion syntax checks, man page rendering
   strace                                      # which files the hotkey path opens (HotPathCacheTests)
 )

@@ -118,7 +118,10 @@
                 request: BackendRequest(
                     method: request.httpMethod ?? "GET", url: request.url?.absoluteString ?? "",
                     headers: requestHeaders, body: body),
-                status: response.statusCode, headers: responseHeaders, body: Array(data),
+                // URLSession hands the app a decoded body and keeps its Content-Encoding.
+                status: response.statusCode,
+                headers: ContentEncoding.headers(forBodyThatMayBeDecoded: Array(data), headers: responseHeaders),
+                body: Array(data),
                 startedAt: started, durationMs: (Date().timeIntervalSince(started) * 1_000_000).rounded() / 1000)
         }
 

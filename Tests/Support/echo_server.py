@@ -17,18 +17,56 @@ What it answers depends on the path:
     /redirect?to=P   302 to P
     /bytes           200, a binary body with NUL bytes
     /chunked         200, a chunked body
+    /encoded/NAME    200, a JSON body holding SERVER_SECRET (an access_token) and the request's
+                     Authorization value, sent with a Content-Encoding (see ENCODINGS): gzip,
+                     x-gzip, deflate (zlib), raw-deflate (labelled deflate, as browsers accept),
+                     br, gzip-br (gzip then br: "gzip, br"), zstd (the zstd CLI), corrupt-gzip
+                     (truncated), unknown (plain JSON labelled x-unknown)
     anything else    200, the request echoed back as JSON
 """
 import base64
+import gzip
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 LOCK = threading.Lock()
+SERVER_SECRET = "srv-canary-5e1d9b-body"
+
+
+def raw_deflate(data: bytes) -> bytes:
+    compressor = zlib.compressobj(wbits=-15)
+    return compressor.compress(data) + compressor.flush()
+
+
+def brotli_compress(data: bytes) -> bytes:
+    import brotli  # Debian's python3-brotli; imported here so the other paths never need it
+
+    return brotli.compress(data)
+
+
+def zstd_compress(data: bytes) -> bytes:
+    return subprocess.run(["zstd", "-q", "-c"], input=data, stdout=subprocess.PIPE, check=True).stdout
+
+
+# name: (Content-Encoding value, how the body is made from the plain JSON)
+ENCODINGS = {
+    "gzip": ("gzip", gzip.compress),
+    "x-gzip": ("x-gzip", gzip.compress),
+    "deflate": ("deflate", zlib.compress),
+    "raw-deflate": ("deflate", raw_deflate),
+    "br": ("br", brotli_compress),
+    "gzip-br": ("gzip, br", lambda data: brotli_compress(gzip.compress(data))),
+    "zstd": ("zstd", zstd_compress),
+    "corrupt-gzip": ("gzip", lambda data: gzip.compress(data)[:-12]),
+    "unknown": ("x-unknown", lambda data: data),
+}
 
 
 def b64(data: bytes) -> str:
@@ -69,6 +107,11 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(302, b"", "text/plain", extra=[("Location", target)])
         elif parts.path == "/bytes":
             self.answer(200, bytes([0, 1, 2, 255, 0, 10, 13, 39]), "application/octet-stream")
+        elif parts.path.startswith("/encoded/") and parts.path[len("/encoded/"):] in ENCODINGS:
+            coding, encode = ENCODINGS[parts.path[len("/encoded/"):]]
+            plain = {"access_token": SERVER_SECRET, "user": "usr_42", "seen": self.headers.get("Authorization", "")}
+            body = encode(json.dumps(plain).encode())
+            self.answer(200, body, "application/json", extra=[("Content-Encoding", coding)])
         elif parts.path == "/chunked":
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")

@@ -44,7 +44,8 @@ import Testing
             "\(result.err)")
         #expect(result.err.contains("skipped entry 3 (GET data:image/png"), "\(result.err)")
         #expect(result.err.contains("imported 2 of 4 entries"), "\(result.err)")
-        let upload = try home.ok(["print-response", "2", "--json", "--to", "stdout"]).out
+        // Binary bodies are shown only with --reveal (redaction cannot read them; issue 12, item 1).
+        let upload = try home.ok(["print-response", "2", "--json", "--reveal", "--to", "stdout"]).out
         #expect(upload.contains(#""base64": "AAEC/w==""#), "\(upload)")
         #expect(upload.contains(#""base64": "iVBORw0KGgo=""#))
         #expect(upload.contains(#""durationMs": null"#))

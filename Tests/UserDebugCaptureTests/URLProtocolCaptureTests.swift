@@ -9,8 +9,9 @@ import UserDebugCapture
 #endif
 
 /// The URLSession hook against the echo server: the app gets the real response, the store gets
-/// the exchange.
-@Suite struct URLProtocolCaptureTests {
+/// the exchange. Serialized: `UserDebugCapture.start` is process-wide, so two tests at once would record into each
+/// other's store.
+@Suite(.serialized) struct URLProtocolCaptureTests {
     @Test func aHookedSessionsResponsesAreRecordedAndPassedThrough() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "userdebug-capture-\(UUID().uuidString)")
@@ -54,6 +55,35 @@ import UserDebugCapture
         #expect(exchange.body == Array(data))
         #expect(exchange.header("Content-Type") == "application/json")
         #expect(exchange.durationMs != nil && exchange.startedAt != nil)
+    }
+
+    /// URLSession decodes a compressed answer for the app and keeps its `Content-Encoding`; the
+    /// record keeps the decoded bytes, so it must not keep a header that says they are encoded.
+    @Test func aCompressedAnswerIsRecordedDecodedWithoutItsCoding() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "userdebug-capture-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storePath = directory.appendingPathComponent("store.sqlite3").path
+        let store = try SessionStore.open(path: storePath, mode: .readWrite)
+        try store.saveSession(Session(name: "app", user: User(identifier: "usr_7")), makeCurrent: true)
+        let server = try SpawnedEchoServer(directory: directory)
+        defer { server.stop() }
+        UserDebugCapture.start(storePath: storePath)
+        defer { UserDebugCapture.stop() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [UserDebugURLProtocol.self]
+        let url = URL(string: "http://127.0.0.1:\(server.port)/encoded/gzip")!
+        let (data, _) = try await URLSession(configuration: configuration).data(from: url)
+        #expect(String(decoding: data, as: UTF8.self).contains("access_token"), "URLSession decoded it")
+        var recorded: [BackendResponse] = []
+        for _ in 0..<200 where recorded.isEmpty {
+            recorded = try store.responses(ResponseQuery(session: "app"))
+            if recorded.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        }
+        let exchange = try #require(recorded.first)
+        #expect(exchange.body == Array(data))
+        #expect(exchange.header("Content-Encoding") == nil, "\(exchange.headers)")
     }
 }
 

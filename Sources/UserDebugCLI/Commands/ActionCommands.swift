@@ -46,7 +46,10 @@ enum ActionCommands {
         discussion: """
             Selects the newest response of the session matching the filters (or the one with ID) and
             prints its body (default), its status and headers, the whole exchange, or the record as
-            JSON. Authorization, cookies and tokens are redacted unless --reveal.
+            JSON. Authorization, cookies and tokens are redacted unless --reveal. A compressed body
+            (Content-Encoding gzip, deflate, br) is shown decoded. Without --reveal, a body that
+            redaction cannot read (binary, or a coding it cannot undo: zstd, corrupt, over 256 MiB
+            decoded) is shown as what it is: [body: 1,234 bytes, zstd-encoded, shown with --reveal].
             Example: userdebug print-response --tag login | jq .user
             """,
         options: ResponseSelection.filterOptions + outputOptions + [

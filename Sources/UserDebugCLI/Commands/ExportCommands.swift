@@ -25,8 +25,11 @@ enum ExportCommands {
             dash and zsh. The method is written only when curl would not imply it; headers as -H;
             a text body as --data-raw. A binary body (NUL bytes, not UTF-8) cannot be a shell
             argument: it is written to a 0600 file (default STATE/bodies/request-ID.bin, where
-            STATE is $XDG_STATE_HOME/userdebug) and passed as --data-binary @FILE.
-            Authorization, cookies and tokens are redacted unless --reveal.
+            STATE is $XDG_STATE_HOME/userdebug) and passed as --data-binary @FILE. A compressed
+            body (Content-Encoding gzip, deflate, br) is exported decoded, without that header.
+            Authorization, cookies and tokens are redacted unless --reveal; a body that redaction
+            cannot read (binary, an unknown or corrupt coding) is replaced by what it is:
+            [body: 1,234 bytes, binary (image/png), shown with --reveal].
             Example: userdebug export curl --tag login --to stdout | sh
             """,
         options: ResponseSelection.filterOptions + ActionCommands.outputOptions + [
@@ -37,7 +40,7 @@ enum ExportCommands {
     ) { invocation in
         let (response, session) = try ResponseSelection.single(invocation)
         let redactor = try invocation.redactor(for: session)
-        let shown = redactor?.redact(response) ?? response
+        let shown = redactor?.redact(response) ?? response.decodingBodies()
         var writer = CurlCommand(multiline: !invocation.arguments.has("one-line"))
         if CurlCommand.needsFile(shown.request.body) {
             let path =
@@ -61,8 +64,11 @@ enum ExportCommands {
             "export har [all|last|ID] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--limit N] [--all-sessions] [--to TARGET]",
         discussion: """
             Strict HAR 1.2: every required member is present (unknown sizes -1, the duration in
-            timings.wait). Binary bodies are base64. `userdebug response import` reads it back.
-            Authorization, cookies and tokens are redacted unless --reveal.
+            timings.wait). Compressed bodies are decoded (content.text is the content, and the
+            Content-Encoding header goes). Binary bodies are base64 with --reveal; without it, a
+            body that redaction cannot read (binary, an unknown or corrupt coding) is a marker,
+            [body: 1,234 bytes, zstd-encoded, shown with --reveal]. `userdebug response import`
+            reads it back. Authorization, cookies and tokens are redacted unless --reveal.
             Example: userdebug export har --tag checkout > checkout.har
             """,
         options: selectionOptions + ActionCommands.outputOptions + [
@@ -78,7 +84,7 @@ enum ExportCommands {
                 !$0.isEmpty
             }
         }
-        let shown = responses.map { redactor?.redact($0) ?? $0 }
+        let shown = responses.map { redactor?.redact($0) ?? $0.decodingBodies() }
         let document = HARDocument.encode(shown, creatorVersion: CLI.version)
         let text = JSONWriter(indent: 2).string(document)
         try OutputRouter(invocation: invocation).deliver(

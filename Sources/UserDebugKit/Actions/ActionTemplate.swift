@@ -132,7 +132,7 @@ public struct ActionTemplate: Sendable, Equatable {
                         throw ActionError.missing(
                             "{{\(placeholder)}}: session '\(context.session.name)' has no recorded response")
                     }
-                    lastResponse = try context.redactor()?.redact(found) ?? found
+                    lastResponse = try context.redactor()?.redact(found) ?? found.decodingBodies()
                 }
                 let value = try Self.value(placeholder, context: context, response: lastResponse)
                 text += urlEncoded ? Self.percentEncoded(value) : value

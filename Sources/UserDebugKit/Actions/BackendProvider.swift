@@ -4,7 +4,8 @@
 ///
 /// The request is made by a curl process started only at that moment, so no networking code is
 /// linked into `userdebug` and `copy-id` never pays for it. The token goes to curl on its stdin
-/// (`-K -`), never in its arguments, which any local user can read.
+/// (`-K -`), never in its arguments, which any local user can read. curl is asked to decode a
+/// compressed answer itself (`--compressed`), so the body is the content, which redaction reads.
 public struct BackendProvider: DebugActionProvider {
     /// The deferred "From the backend" menu section: what it asks and how long it may take (the
     /// config file's `backend` section).
@@ -71,7 +72,8 @@ public struct BackendProvider: DebugActionProvider {
             config += "header = \(try quoted("Authorization: Bearer " + token))\n"
         }
         let argv = [
-            settings.curl, "-sS", "--proto", "=http,https", "--max-time", formatSeconds(settings.timeoutSeconds),
+            settings.curl, "-sS", "--compressed", "--proto", "=http,https", "--max-time",
+            formatSeconds(settings.timeoutSeconds),
             "-K", "-", "-w", "\n%{http_code}",
         ]
         let result: ProcessRunner.Result
@@ -104,9 +106,9 @@ public struct BackendProvider: DebugActionProvider {
         var elements: [MenuElement] = [
             .action(
                 DebugAction(id: "backend.body", title: "Print the Answer", subtitle: "\(body.count) bytes") { context in
-                    let shown =
-                        try context.redactor()?.redactBody(body, contentType: json == nil ? nil : "application/json")
-                        ?? body
+                    // curl decoded the answer (--compressed); what it could not read is not shown.
+                    let headers = json == nil ? [] : [HTTPHeader(name: "Content-Type", value: "application/json")]
+                    let shown = try context.redactor()?.redactBody(body, headers: headers).body ?? body
                     return Payload(bytes: shown, kind: json == nil ? .text : .json)
                 })
         ]

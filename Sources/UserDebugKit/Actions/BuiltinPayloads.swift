@@ -38,7 +38,14 @@ public enum BuiltinPayloads {
 
     /// A recorded response rendered as `part`, redacted unless `redactor` is nil.
     public static func response(_ response: BackendResponse, part: ResponsePart, redactor: Redactor?) -> Payload {
-        let shown = redactor?.redact(response) ?? response
+        if part == .headers {
+            // The headers as recorded, `Content-Encoding` included: no body is shown, so none is decoded.
+            var headersOnly = response
+            headersOnly.body = []
+            headersOnly.request.body = []
+            return Payload(text: statusAndHeaders(redactor?.redact(headersOnly) ?? headersOnly))
+        }
+        let shown = redactor?.redact(response) ?? response.decodingBodies()
         switch part {
         case .body:
             return Payload(bytes: shown.body, kind: bodyKind(shown.body, contentType: shown.header("content-type")))

@@ -108,7 +108,9 @@ public struct PostmanCollection: Sendable {
         _ original: BackendRequest, session: Session, sameOrigin: Bool, authorize: Bool,
         redact: (BackendRequest) -> BackendRequest
     ) -> (JSONValue, Bool) {
-        let request = redact(sameOrigin ? templated(original, session: session) : original)
+        // Decoded first, so that the token inside a compressed body becomes the variable too.
+        let decoded = original.decodingBody()
+        let request = redact(sameOrigin ? templated(decoded, session: session) : decoded)
         let userID = session.user.identifier
         var url = PostmanURL(request.url, baseURL: session.baseURL)
         if !userID.isEmpty { url.substitute(userID, with: "{{\(PostmanEnvironment.userIDKey)}}") }

@@ -1,7 +1,9 @@
 /// HAR 1.2 entries (http://www.softwareishard.com/blog/har-12-spec/) as written by Chrome,
 /// Firefox, Charles, Proxyman and mitmproxy, which all bend the spec a little: optional members
 /// missing, `null` where a string belongs (`redirectURL`), `-1` for unknown sizes and timings,
-/// `time` as a fractional number. Only what we keep is validated; the rest is ignored.
+/// `time` as a fractional number. Only what we keep is validated; the rest is ignored. A body whose
+/// entry says `Content-Encoding` may be the decoded text (as HAR 1.2 says, and browsers write) or
+/// the bytes as received (as some tools write); see `ContentEncoding.headers(forBodyThatMayBeDecoded:headers:)`.
 extension ResponseDocument {
     static func isHAREntry(_ node: DocumentNode) -> Bool {
         node.has("startedDateTime") || node.member("request")?.has("httpVersion") == true
@@ -10,16 +12,17 @@ extension ResponseDocument {
 
     static func decodeHAREntry(_ node: DocumentNode) throws(DocumentError) -> BackendResponse {
         let (requestNode, responseNode) = try exchangeNodes(node)
-        let request = BackendRequest(
+        var request = BackendRequest(
             method: try method(requestNode.requiredMember("method")),
             url: try url(requestNode.requiredMember("url")),
             headers: try headers(requestNode.member("headers")),
             body: try postData(requestNode.member("postData"))
         )
+        request.headers = ContentEncoding.headers(forBodyThatMayBeDecoded: request.body, headers: request.headers)
         // `_tags` is what `HARDocument` writes (custom members start with `_`); `tags` is older input.
         var tags: [String] = []
         for tag in try (node.member("_tags") ?? node.member("tags"))?.array() ?? [] { tags.append(try tag.string()) }
-        return BackendResponse(
+        var response = BackendResponse(
             request: request,
             status: try status(responseNode.requiredMember("status")),
             headers: try headers(responseNode.member("headers")),
@@ -28,6 +31,8 @@ extension ResponseDocument {
             durationMs: try duration(node.member("time")),
             tags: tags
         )
+        response.headers = ContentEncoding.headers(forBodyThatMayBeDecoded: response.body, headers: response.headers)
+        return response
     }
 
     /// `postData.text`, base64-decoded when `encoding` says so; without `text`, the `params`

@@ -58,12 +58,12 @@ public struct Redactor: Sendable {
         return result
     }
 
-    /// The exchange with secret headers, URL parts and body members replaced in both halves.
+    /// The exchange with secret headers, URL parts and body members replaced in both halves; bodies
+    /// decoded first, or replaced when they cannot be read (see `redactBody(_:headers:)`).
     public func redact(_ response: BackendResponse) -> BackendResponse {
         var result = response
         result.request = redact(response.request)
-        result.headers = redactHeaders(response.headers)
-        result.body = redactBody(response.body, contentType: response.headers.contentType)
+        (result.body, result.headers) = redactBody(response.body, headers: redactHeaders(response.headers))
         return result
     }
 
@@ -71,8 +71,7 @@ public struct Redactor: Sendable {
     public func redact(_ request: BackendRequest) -> BackendRequest {
         var result = request
         result.url = redactURL(request.url)
-        result.headers = redactHeaders(request.headers)
-        result.body = redactBody(request.body, contentType: request.headers.contentType)
+        (result.body, result.headers) = redactBody(request.body, headers: redactHeaders(request.headers))
         return result
     }
 
