@@ -52,11 +52,19 @@ public final class SessionStore: @unchecked Sendable {
     /// must belong to this user or root and be writable by others only when sticky (`/tmp`).
     /// Links are resolved. A store that does not exist yet is checked as far as its path exists,
     /// which decides whether it is safe to create. Read bits stay warnings (`permissionWarnings`).
+    /// - Returns: `permissionWarnings(path:)`, from the same look at the files when it can.
     /// - Throws: `StoreError.untrusted` naming the path at fault and the fix.
-    public static func checkTrust(path: String) throws(StoreError) {
-        if let problem = FileTrust.problem(at: path, ownLevels: 2) {
+    @discardableResult
+    public static func checkTrust(path: String) throws(StoreError) -> [String] {
+        let examination = FileTrust.examine(path, ownLevels: 2)
+        if let problem = examination.problem {
             throw StoreError.untrusted(path: path, problem: problem.description)
         }
+        guard let modes = examination.modes else { return permissionWarnings(path: path) }
+        return [
+            FileSystem.loosenessWarning(FileSystem.directory(of: path), mode: modes.directory, allowed: 0o700),
+            FileSystem.loosenessWarning(path, mode: modes.path, allowed: 0o600),
+        ].compactMap { $0 }
     }
 
     /// What `open` warns about: a store directory or file that others may read.
@@ -96,8 +104,7 @@ public final class SessionStore: @unchecked Sendable {
             try FileSystem.createDirectories(directory)
             try FileSystem.createFileIfMissing(path)
         }
-        try checkTrust(path: path)
-        var warnings = permissionWarnings(path: path)
+        var warnings = try checkTrust(path: path)
 
         var database = try Database(
             path: path, readOnly: mode == .readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)

@@ -36,7 +36,35 @@ package enum FileTrust {
     /// exist yet is checked as far as it exists, by the rule for directories above: that is what
     /// decides whether it is safe to create the rest.
     package static func problem(at path: String, ownLevels: Int) -> Problem? {
+        examine(path, ownLevels: ownLevels).problem
+    }
+
+    /// What `examine` found.
+    struct Examination {
+        /// The first problem (see `problem(at:ownLevels:)`).
+        var problem: Problem?
+        /// The permission bits of the path and of its directory, from the same look, when the
+        /// path exists and its last component is not a link (so that they are the path's own).
+        var modes: (path: mode_t, directory: mode_t)?
+    }
+
+    /// `problem(at:ownLevels:)`, and the modes it saw, so that a caller that also reports loose
+    /// read bits needs no second look (the hotkey path).
+    static func examine(_ path: String, ownLevels: Int) -> Examination {
         let walk = Walk(path)
+        if let failure = walk.failure { return Examination(problem: failure) }
+        var modes: (path: mode_t, directory: mode_t)?
+        if walk.complete, walk.finalLinkDirectory == nil, walk.entries.count >= 2 {
+            let last = walk.entries[walk.entries.count - 1]
+            let above = walk.entries[walk.entries.count - 2]
+            if last.path == walk.resolved, above.path == parent(of: walk.resolved) {
+                modes = (last.status.st_mode & 0o7777, above.status.st_mode & 0o7777)
+            }
+        }
+        return Examination(problem: firstProblem(walk, ownLevels: ownLevels), modes: modes)
+    }
+
+    private static func firstProblem(_ walk: Walk, ownLevels: Int) -> Problem? {
         if let failure = walk.failure { return failure }
         var own: Set<String> = []
         if walk.complete {
