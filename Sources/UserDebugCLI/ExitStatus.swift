@@ -23,10 +23,13 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// The store stayed locked by another writer past the busy timeout, or an action's command
     /// ran past its timeout; trying again may work.
     case temporaryFailure = 75
-    /// The store or a file cannot be written (read-only, permission denied).
+    /// The store or a file cannot be written (read-only, permission denied), or is refused because
+    /// someone else could change it: another owner, or writable by group or others (the store,
+    /// its directories, the state directory, a --body-file).
     case noPermission = 77
-    /// The config file is wrong; the message names the file and, where it can, the line, column
-    /// and setting.
+    /// The config file is wrong, or someone else could change it; the message names the file and,
+    /// where it can, the line, column and setting. A program it names that someone else could
+    /// change, or a command argument that would carry a secret, is refused with this too.
     case config = 78
 }
 
@@ -77,7 +80,8 @@ enum ErrorReport {
         case .missing, .noSuchSession, .noCurrentSession: return .noInput
         case .notADatabase, .corrupt, .isDirectory, .incompatible, .io, .sqlite: return .ioError
         case .busy: return .temporaryFailure
-        case .readOnly, .permissionDenied: return .noPermission
+        case .readOnly, .permissionDenied, .untrusted: return .noPermission
+        case .invalidResponse: return .dataError
         }
     }
 
@@ -94,6 +98,7 @@ enum ErrorReport {
     static func action(_ error: ActionError) -> ExitStatus {
         switch error {
         case .missing: return .noInput
+        case .unsafeConfig: return .config
         case .commandNotStarted, .commandFailed, .commandKilled: return .unavailable
         case .commandTimedOut: return .temporaryFailure
         case .outputTooLarge: return .dataError

@@ -53,7 +53,7 @@ let documentedActionsConfig = """
                {"id": "admin-url", "title": "Open in Admin", "keyHint": "A",
                 "template": "https://admin.example.com/users/{{ user.identifier | url }}"},
                {"id": "auth-header", "title": "Authorization Header", "template": "Authorization: Bearer {{session.token}}", "secret": true},
-               {"id": "lookup", "title": "Look Up", "command": ["printf", "%s", "{{user.email}}"], "timeoutSeconds": 2}
+               {"id": "lookup", "title": "Look Up", "command": ["printf", "%s", "{{user.name}}"], "timeoutSeconds": 2}
              ],
              "backend": {"path": "/me", "timeoutSeconds": 1.5, "curl": "/usr/bin/curl"}}
             """)

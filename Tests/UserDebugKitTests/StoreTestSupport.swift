@@ -135,5 +135,7 @@ func caseName(_ error: StoreError) -> String {
     case .io: return "io"
     case .sqlite: return "sqlite"
     case .incompatible: return "incompatible"
+    case .untrusted: return "untrusted"
+    case .invalidResponse: return "invalidResponse"
     }
 }

@@ -86,7 +86,9 @@ enum ActionCommands {
         discussion: """
             The token is offered with x-kde-passwordManagerHint=secret so clipboard managers do not
             record it, and the selection is cleared after clipboard.secretClearSeconds (default 30)
-            if we still own it. Example: curl -H "Authorization: Bearer $(userdebug copy-token)" "$API/me"
+            if we still own it. To hand it to curl without putting it in an argument (which every
+            local user can read), pipe it in as a header:
+            Example: userdebug copy-token --to stdout | sed 's/^/Authorization: Bearer /' | curl -H @- "$API/me"
             """,
         options: outputOptions,
         maxPositionals: 0

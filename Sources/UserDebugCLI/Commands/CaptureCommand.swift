@@ -66,6 +66,15 @@ enum CaptureCommand {
                 durationMs: (exchange.duration * 1000 * 1000).rounded() / 1000, tags: tags)
         }
         do {
+            // A request target that makes no http(s) URL (curl --request-target '-K/x') is not
+            // recorded: the URL would end up in curl commands and templates.
+            for (index, response) in responses.enumerated() {
+                if let problem = HTTPURL.problem(response.request.url) {
+                    throw CommandError(
+                        .dataError,
+                        "exchange \(index + 1) (\(response.request.method)): \(problem); nothing was recorded")
+                }
+            }
             if !responses.isEmpty {
                 let ids = try invocation.storeForWriting().record(responses, session: session.name)
                 let what = zip(ids, responses).map { "\($0.0) (\($0.1.request.method) → \($0.1.status))" }

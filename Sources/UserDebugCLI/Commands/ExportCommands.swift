@@ -29,8 +29,12 @@ enum ExportCommands {
             body (Content-Encoding gzip, deflate, br) is exported decoded, without that header.
             Authorization, cookies and tokens are redacted unless --reveal; a body that redaction
             cannot read (binary, an unknown or corrupt coding) is replaced by what it is:
-            [body: 1,234 bytes, binary (image/png), shown with --reveal].
-            Example: userdebug export curl --tag login --to stdout | sh
+            [body: 1,234 bytes, binary (image/png), shown with --reveal]. With --reveal the
+            request is written as a curl config that curl reads on stdin (curl -K - and a
+            here-document; printf piped into curl with --one-line), so the token is in no
+            process's arguments. --body-file creates the file (never through a symbolic link) or
+            rewrites one of yours; anything else there is refused.
+            Example: userdebug export curl --tag login --reveal --to stdout | sh
             """,
         options: ResponseSelection.filterOptions + ActionCommands.outputOptions + [
             .value("body-file", "PATH", "Where to write a binary request body (default in the state directory)."),
@@ -41,13 +45,14 @@ enum ExportCommands {
         let (response, session) = try ResponseSelection.single(invocation)
         let redactor = try invocation.redactor(for: session)
         let shown = redactor?.redact(response) ?? response.decodingBodies()
-        var writer = CurlCommand(multiline: !invocation.arguments.has("one-line"))
+        // Revealed, the token is in the command: it goes to curl on stdin, never in an argv.
+        var writer = CurlCommand(
+            multiline: !invocation.arguments.has("one-line"), requestOnStandardInput: redactor == nil)
         if CurlCommand.needsFile(shown.request.body) {
-            let path =
-                invocation.arguments.value("body-file")
-                ?? ExportFiles.defaultBodyPath(invocation.paths, responseID: response.id)
+            let given = invocation.arguments.value("body-file")
+            let path = given ?? ExportFiles.defaultBodyPath(invocation.paths, responseID: response.id)
             if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-                try ExportFiles.makeDirectory(String(path[..<slash]))
+                try ExportFiles.makeDirectory(String(path[..<slash]), private: given == nil ? 2 : 0)
             }
             try ExportFiles.write(shown.request.body, to: path)
             writer.binaryBodyPath = path
@@ -180,10 +185,15 @@ enum ExportSelection {
 
 /// Private files the export and capture commands write beside the store: binary request bodies
 /// for `--data-binary @FILE` and curl's trace during a capture. Both can hold secrets, so the
-/// directories are 0700 and the files 0600 whatever the umask.
+/// directories are 0700 and the files 0600 whatever the umask, and neither is written where
+/// someone else could read or replace it.
 enum ExportFiles {
-    /// Creates `directory` and its missing parents with mode 0700.
-    static func makeDirectory(_ directory: String) throws(CommandError) {
+    /// Creates `directory` and its missing parents with mode 0700. `private` levels at its end
+    /// (the state directory and its `bodies`) are ours: they, and every directory above, are
+    /// checked as the store's are (`FileTrust`), before anything is created and after. A
+    /// directory the user named (`--body-file`'s) is the user's choice: 0.
+    static func makeDirectory(_ directory: String, private levels: Int) throws(CommandError) {
+        if levels > 0 { try refuseUntrusted(directory, levels: levels) }
         var path = ""
         for component in directory.split(separator: "/", omittingEmptySubsequences: true) {
             path += "/" + component
@@ -191,20 +201,55 @@ enum ExportFiles {
                 throw CommandError(.ioError, "cannot create \(path): \(String(cString: strerror(errno)))")
             }
         }
+        if levels > 0 { try refuseUntrusted(directory, levels: levels) }
     }
 
-    /// Writes `bytes` to `path` (replacing it) with mode 0600.
+    private static func refuseUntrusted(_ directory: String, levels: Int) throws(CommandError) {
+        if let problem = FileTrust.problem(at: directory, ownLevels: levels) {
+            throw CommandError(.noPermission, "refusing to write in \(directory): \(problem)")
+        }
+    }
+
+    /// Writes `bytes` to `path` with mode 0600: a new file (created exclusively, never through a
+    /// symbolic link), or an existing regular file of ours with no other link, rewritten. Anything
+    /// else there (a link, another user's file, a FIFO) is refused and left alone.
     static func write(_ bytes: [UInt8], to path: String) throws(CommandError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw CommandError(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))") }
+        var fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if fd < 0 && errno == EEXIST {
+            // Non-blocking: a FIFO put there must not hang us; it is refused below.
+            fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        }
+        guard fd >= 0 else {
+            let code = errno
+            if code == ELOOP {
+                throw CommandError(
+                    .noPermission, "refusing to write \(path): it is a symbolic link; remove it or name another file")
+            }
+            throw CommandError(
+                code == EACCES || code == EPERM ? .noPermission : .ioError,
+                "cannot write \(path): \(String(cString: strerror(code)))")
+        }
         defer { close(fd) }
-        _ = fchmod(fd, 0o600)
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            throw CommandError(.ioError, "cannot examine \(path): \(String(cString: strerror(errno)))")
+        }
+        guard (status.st_mode & S_IFMT) == S_IFREG, status.st_uid == geteuid(), status.st_nlink == 1 else {
+            throw CommandError(
+                .noPermission,
+                "refusing to write \(path): it exists and is not a file of yours alone (owner uid \(status.st_uid), \(status.st_nlink) links); remove it or name another file"
+            )
+        }
+        guard fchmod(fd, 0o600) == 0, ftruncate(fd, 0) == 0 else {
+            throw CommandError(.ioError, "cannot make \(path) a private file: \(String(cString: strerror(errno)))")
+        }
         try writeAll(bytes, to: fd, name: path)
     }
 
-    /// A new empty 0600 file in `directory` named `prefix` plus a unique suffix.
+    /// A new empty 0600 file in `directory` (one of ours, checked as the state directory is)
+    /// named `prefix` plus a unique suffix.
     static func temporaryFile(in directory: String, prefix: String) throws(CommandError) -> String {
-        try makeDirectory(directory)
+        try makeDirectory(directory, private: 1)
         var template = Array((directory + "/" + prefix + "XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else {

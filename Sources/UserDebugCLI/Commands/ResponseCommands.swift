@@ -32,6 +32,10 @@ enum ResponseCommands {
         for (document, prefix) in documents {
             do {
                 var response = try ResponseDocument.decode(document)
+                // The URL ends up in curl commands and templates: never anything but http(s).
+                if let problem = HTTPURL.problem(response.request.url) {
+                    throw DocumentError(path: "$.request.url", message: problem)
+                }
                 for tag in invocation.arguments.all("tag") where !response.tags.contains(tag) {
                     response.tags.append(tag)
                 }

@@ -32,6 +32,9 @@ enum SessionCommands {
             throw CommandError(.dataError, "\(source): \(error.description)")
         }
         if let name = invocation.arguments.value("name") { session.name = try validSessionName(name) }
+        if let url = session.baseURL, let problem = HTTPURL.problem(url) {
+            throw CommandError(.dataError, "\(source): the baseURL: \(problem); nothing was recorded")
+        }
         let store = try invocation.storeForWriting()
         let makeCurrent = !invocation.arguments.has("keep-current")
         try store.saveSession(session, makeCurrent: makeCurrent)
@@ -91,7 +94,10 @@ enum SessionCommands {
         } else if let token = arguments.value("token") {
             session.token = token
         }
-        if let url = arguments.value("base-url") { session.baseURL = url }
+        if let url = arguments.value("base-url") {
+            if let problem = HTTPURL.problem(url) { throw CommandError(.dataError, "--base-url: \(problem)") }
+            session.baseURL = url
+        }
         if let environment = arguments.value("environment") { session.environment = environment }
         try store.saveSession(
             session, makeCurrent: try store.currentSessionName() == nil || arguments.value("session") == nil)

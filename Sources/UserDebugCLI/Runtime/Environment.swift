@@ -119,9 +119,11 @@ final class Invocation: @unchecked Sendable {
         let path = paths.databasePath
         var fingerprint: (text: String, settled: Bool)? = nil
         if fromCopy && readStore == nil && writeStore == nil {
+            // Before the copy is read: it lies beside the store and is trusted no more than the store.
+            let warnings = try SessionStore.checkTrust(path: path)
             let copy = CurrentSessionCache.lookup(databasePath: path)
             if let cached = copy.session {
-                report(SessionStore.permissionWarnings(path: path))
+                report(warnings)
                 return cached
             }
             fingerprint = copy.fingerprint  // taken before the store is read, as `write` needs

@@ -115,6 +115,20 @@ public struct ActionTemplate: Sendable, Equatable {
         }
     }
 
+    /// The placeholders a command argument may use: values that identify and cannot carry a
+    /// secret. Everything else may: the token; the last response's URL (a token in its query)
+    /// and body; the base URL (a key in its query, a password in it); any other user field,
+    /// which holds whatever the app put there (`{{user.echo}}` may be the token itself).
+    public static let argumentPlaceholders: [Placeholder] = [
+        .user("identifier"), .user("id"), .user("name"), .session("name"), .session("environment"),
+        .response("id"), .response("status"), .response("method"),
+    ]
+
+    /// The placeholders used that a command argument may not use (see `argumentPlaceholders`).
+    public var placeholdersUnfitForArguments: [Placeholder] {
+        placeholders.filter { !Self.argumentPlaceholders.contains($0) }
+    }
+
     /// The text with every placeholder filled in from `context`.
     /// - Throws: `ActionError.missing` when the session lacks a value a placeholder needs (no
     ///   token, no such user field, no recorded response); errors of `context`'s redactor and

@@ -43,15 +43,19 @@ public struct BackendProvider: DebugActionProvider {
     }
 
     /// The deferred section, or nothing when no path is configured.
+    /// - Throws: `ActionError.unsafeConfig` for a `backend.curl` that someone else could change
+    ///   (see `TrustedProgram`), before the menu is shown.
     public func menuElements(in context: ActionContext) throws -> [MenuElement] {
         guard let path = settings.path else { return [] }
         let settings = self.settings
+        let program = try TrustedProgram.resolve(settings.curl, key: "backend.curl")
         return [
             .deferred(
                 DeferredElement(id: Self.sectionID, title: "From the backend", timeout: settings.timeoutSeconds) {
                     context in
                     let (status, body) = try Self.fetch(
-                        path: path, settings: settings, session: context.session, environment: context.environment)
+                        path: path, settings: settings, session: context.session, environment: context.environment,
+                        program: program)
                     try Task.checkCancellation()
                     guard (200...299).contains(status) else { throw ActionError.missing("HTTP \(status)") }
                     return try Self.actions(for: body, context: context)
@@ -59,22 +63,31 @@ public struct BackendProvider: DebugActionProvider {
         ]
     }
 
-    /// Runs curl; returns the status and the body.
-    static func fetch(path: String, settings: Settings, session: Session, environment: [String: String]) throws
-        -> (Int, [UInt8])
-    {
+    /// Runs curl (`program`, the checked path of `settings.curl`); returns the status and the body.
+    ///
+    /// The token must reach the session's backend and nothing else: the base URL must be an
+    /// absolute http(s) URL (one that reached the store before that was checked is refused here);
+    /// `-q` keeps a `~/.curlrc` from adding options (`location-trusted` would resend the token to
+    /// wherever a redirect points), and no redirect is followed at all; `--globoff` makes `{}` and
+    /// `[]` in the base URL plain characters rather than a pattern of several URLs.
+    static func fetch(
+        path: String, settings: Settings, session: Session, environment: [String: String], program: String? = nil
+    ) throws -> (Int, [UInt8]) {
         guard var base = session.baseURL, !base.isEmpty else {
             throw ActionError.missing("session '\(session.name)' has no baseURL")
+        }
+        if let problem = HTTPURL.problem(base) {
+            throw ActionError.missing("session '\(session.name)' has an unusable baseURL: \(problem)")
         }
         while base.hasSuffix("/") { base.removeLast() }
         var config = "url = \(try quoted(base + path))\nheader = \"Accept: application/json\"\n"
         if let token = session.token, !token.isEmpty {
             config += "header = \(try quoted("Authorization: Bearer " + token))\n"
         }
+        // -q only works as the very first argument.
         let argv = [
-            settings.curl, "-sS", "--compressed", "--proto", "=http,https", "--max-time",
-            formatSeconds(settings.timeoutSeconds),
-            "-K", "-", "-w", "\n%{http_code}",
+            program ?? settings.curl, "-q", "-sS", "--globoff", "--compressed", "--proto", "=http,https",
+            "--max-time", formatSeconds(settings.timeoutSeconds), "-K", "-", "-w", "\n%{http_code}",
         ]
         let result: ProcessRunner.Result
         do {

@@ -13,28 +13,33 @@ public struct ConfigActionProvider: DebugActionProvider {
 
     /// One menu action per config action.
     public func menuElements(in context: ActionContext) throws -> [MenuElement] {
-        actions.map { action in
+        actions.enumerated().map { index, action in
             .action(
                 DebugAction(
                     id: action.id, title: action.title, subtitle: action.subtitle, keyHint: action.keyHint,
                     isSecret: action.isSecret
                 ) { context in
-                    try Self.produce(action, in: context)
+                    try Self.produce(action, in: context, key: "actions[\(index)]")
                 })
         }
     }
 
-    /// The template's text, or the command's stdout with the template on its stdin.
-    static func produce(_ action: ConfigAction, in context: ActionContext) throws -> Payload {
+    /// The template's text, or the command's stdout with the template on its stdin. `key` names
+    /// the action in errors (`actions[2]`). The program is found and checked (`TrustedProgram`)
+    /// and no argument may hold the session's token, before anything runs.
+    static func produce(_ action: ConfigAction, in context: ActionContext, key: String? = nil) throws -> Payload {
         let text = try action.template?.render(in: context) ?? ""
         guard let command = action.command else {
             return Payload(text: text, isSecret: action.isSecret)
         }
+        let key = key ?? "action \"\(action.id)\""
         let argv = try command.map { try $0.render(in: context) }
+        try refuseTokenInArguments(argv, key: key, token: context.session.token)
+        let program = try TrustedProgram.resolve(argv[0], key: key + ".command[0]")
         let result: ProcessRunner.Result
         do {
             result = try ProcessRunner(timeout: action.timeoutSeconds).run(
-                argv, environment: context.environment, stdin: Array(text.utf8))
+                [program] + argv.dropFirst(), environment: context.environment, stdin: Array(text.utf8))
         } catch {
             switch error {
             case .notStarted(let reason): throw ActionError.commandNotStarted(command: argv[0], reason: reason)
@@ -46,5 +51,19 @@ public struct ConfigActionProvider: DebugActionProvider {
         if let failure = ActionError.failure(of: argv[0], result) { throw failure }
         let isText = String(validating: result.stdout, as: UTF8.self) != nil
         return Payload(bytes: result.stdout, kind: isText ? .text : .binary, isSecret: action.isSecret)
+    }
+
+    /// The config check keeps placeholders that can carry a secret out of arguments; this catches
+    /// the token in one that may not (a user's name field the app filled with it): every local
+    /// user can read a process's arguments.
+    private static func refuseTokenInArguments(_ argv: [String], key: String, token: String?) throws(ActionError) {
+        guard let token, !token.isEmpty else { return }
+        for (position, argument) in argv.enumerated().dropFirst() where argument.contains(token) {
+            throw ActionError.unsafeConfig(
+                key: key + ".command[\(position)]",
+                reason:
+                    "this argument would hold the session's token, and arguments are visible to every local user; nothing was run (pass the value in \"template\", which the command reads on stdin)"
+            )
+        }
     }
 }

@@ -59,6 +59,10 @@ public enum ActionError: Error, Sendable, Equatable, CustomStringConvertible {
     case commandTimedOut(command: String, seconds: Double)
     /// The action's command wrote more than the output limit.
     case outputTooLarge(command: String, limit: Int)
+    /// The config asks for something refused at run time, before anything runs: a program that
+    /// someone else could change, or a command argument that holds the session's token. `key`
+    /// is the setting, e.g. `backend.curl` or `actions[2].command[1]`.
+    case unsafeConfig(key: String, reason: String)
 
     /// A message for stderr.
     public var description: String {
@@ -75,6 +79,8 @@ public enum ActionError: Error, Sendable, Equatable, CustomStringConvertible {
             return "'\(command)' did not finish within \(formatSeconds(seconds)) s and was killed"
         case .outputTooLarge(let command, let limit):
             return "'\(command)' wrote more than \(limit) bytes"
+        case .unsafeConfig(let key, let reason):
+            return "\(key): \(reason)"
         }
     }
 }

@@ -80,9 +80,11 @@ extension Config {
     }
 
     /// A template that puts a secret out must be marked `"secret": true`; a command argument
-    /// may never hold one (every local user can read another process's arguments).
+    /// may never hold one (every local user can read another process's arguments), nor anything
+    /// that can carry one: only `ActionTemplate.argumentPlaceholders` are allowed there.
     static func checkActionSecrets(_ config: Config, _ reader: ConfigReader) throws(ConfigError) {
         let policy = config.redactionPolicy
+        let allowed = ActionTemplate.argumentPlaceholders.map { "{{\($0)}}" }.joined(separator: ", ")
         for (index, action) in config.actions.enumerated() {
             let key = "actions[\(index)]"
             for (position, argument) in (action.command ?? []).enumerated() {
@@ -90,6 +92,12 @@ extension Config {
                     throw reader.error(
                         key + ".command[\(position)]",
                         "{{\(secret)}} is a secret and arguments are visible to every local user; put it in \"template\", which the command reads on stdin"
+                    )
+                }
+                if let unfit = argument.placeholdersUnfitForArguments.first {
+                    throw reader.error(
+                        key + ".command[\(position)]",
+                        "{{\(unfit)}} can carry a secret and arguments are visible to every local user; put it in \"template\", which the command reads on stdin (arguments may use \(allowed))"
                     )
                 }
             }

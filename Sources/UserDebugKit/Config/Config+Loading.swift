@@ -156,12 +156,29 @@ extension Config {
             throw ConfigError(file: path, message: "cannot open: \(describe(code))")
         }
         defer { close(descriptor) }
+        try checkTrust(descriptor, path: path)
         do throws(FileDescriptor.ReadAllError) {
             return try FileDescriptor(descriptor).readAll(limit: maxFileSize)
         } catch .system(let error) {
             throw ConfigError(file: path, message: "cannot read: \(describe(error.code))")
         } catch {
             throw ConfigError(file: path, message: "larger than \(maxFileSize) bytes; not a config file")
+        }
+    }
+
+    /// The config decides which programs run with the session's token on their stdin, so whoever
+    /// may change it could have them run theirs: a config file, its directory or a directory above
+    /// them that someone else could change is refused, as ssh refuses such an `authorized_keys`
+    /// (the rules of `FileTrust`; links resolved, the file itself judged by the open descriptor).
+    static func checkTrust(_ descriptor: Int32, path: String) throws(ConfigError) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw ConfigError(file: path, message: "cannot examine: \(describe(errno))")
+        }
+        // A directory is not read (the read says so); nothing of it is used.
+        if (status.st_mode & S_IFMT) == S_IFDIR { return }
+        if let problem = FileTrust.ownProblem(status, path: path) ?? FileTrust.problem(at: path, ownLevels: 2) {
+            throw ConfigError(file: path, message: "refusing to read it: \(problem)")
         }
     }
 

@@ -17,17 +17,31 @@
 /// - `-H 'Content-Type:'` when the record has a body but no `Content-Type`, so curl does not add
 ///   its own `application/x-www-form-urlencoded`;
 /// - `-g` when the URL holds `[ ] { }`, which curl would otherwise read as a glob pattern.
+///
+/// With `requestOnStandardInput` (what a revealed export uses), the same request is written as a
+/// curl config (`url = "…"`, `header = "…"`, `data-raw = "…"`) that curl reads with `-K -` from a
+/// here-document (`printf` piped into curl on one line): every value, the token included, reaches
+/// curl on its stdin and none is in the argv of any process, which every local user can read.
+/// `curl -K - <<'USERDEBUG_CURL_CONFIG'` … `USERDEBUG_CURL_CONFIG`: the quoted delimiter keeps
+/// every shell from expanding anything, and no line of the config can equal it (each starts
+/// with an option name and ` = "` or is a bare option).
 public struct CurlCommand: Sendable {
     /// Where a binary body lives, when the request has one.
     public var binaryBodyPath: String?
     /// Whether to break the command over lines with ` \` (easier to read; still one command).
     public var multiline: Bool
+    /// Whether the request goes to curl as a config on its stdin rather than as arguments.
+    public var requestOnStandardInput: Bool
 
     /// A writer; `binaryBodyPath` is needed only when the body is binary.
-    public init(binaryBodyPath: String? = nil, multiline: Bool = true) {
+    public init(binaryBodyPath: String? = nil, multiline: Bool = true, requestOnStandardInput: Bool = false) {
         self.binaryBodyPath = binaryBodyPath
         self.multiline = multiline
+        self.requestOnStandardInput = requestOnStandardInput
     }
+
+    /// The here-document's delimiter.
+    static let delimiter = "USERDEBUG_CURL_CONFIG"
 
     /// Headers curl computes from the connection and the body; copying them would be wrong as
     /// soon as the body or the URL differs (a redacted body is shorter than the original).
@@ -48,6 +62,7 @@ public struct CurlCommand: Sendable {
     /// - Throws: `CurlCommandError.binaryBodyNeedsFile` when the body is binary and no
     ///   `binaryBodyPath` was given.
     public func command(for request: BackendRequest) throws(CurlCommandError) -> String {
+        if requestOnStandardInput { return try configCommand(for: request) }
         var words: [String] = ["curl"]
         let hasBody = !request.body.isEmpty
         switch request.method {
@@ -80,6 +95,61 @@ public struct CurlCommand: Sendable {
             }
         }
         return join(words)
+    }
+
+    /// The request as `curl -K -` with its config on stdin: the same options as the command line
+    /// would give, in the same order, each `name = "value"` (or a bare `name`).
+    private func configCommand(for request: BackendRequest) throws(CurlCommandError) -> String {
+        var lines: [String] = []
+        let hasBody = !request.body.isEmpty
+        switch request.method {
+        case "GET" where !hasBody, "POST" where hasBody:
+            break
+        case "HEAD" where !hasBody:
+            lines.append("head")
+        default:
+            lines.append("request = " + Self.configQuoted(request.method))
+        }
+        if request.url.contains(where: { "[]{}".contains($0) }) { lines.append("globoff") }
+        lines.append("url = " + Self.configQuoted(request.url))
+        var hasContentType = false
+        for header in request.headers where !CurlCommand.isComputed(header.name) {
+            if header.name.lowercased() == "content-type" { hasContentType = true }
+            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+            lines.append("header = " + Self.configQuoted(line))
+        }
+        if hasBody {
+            if !hasContentType { lines.append("header = " + Self.configQuoted("Content-Type:")) }
+            if CurlCommand.needsFile(request.body) {
+                guard let binaryBodyPath else { throw .binaryBodyNeedsFile }
+                lines.append("data-binary = " + Self.configQuoted("@" + binaryBodyPath))
+            } else {
+                lines.append("data-raw = " + Self.configQuoted(String(decoding: request.body, as: UTF8.self)))
+            }
+        }
+        guard multiline else {
+            return "printf '%s\\n' " + lines.map(CurlCommand.quoted).joined(separator: " ") + " | curl -K -"
+        }
+        return "curl -K - <<'\(Self.delimiter)'\n" + lines.joined(separator: "\n") + "\n" + Self.delimiter
+    }
+
+    /// `text` as a quoted curl config value: `\` and `"` escaped, and the line breaks and tabs
+    /// curl's config reader unescapes (`\n`, `\r`, `\t`, `\v`) written as escapes, so that a value
+    /// is always one line of the config.
+    static func configQuoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{0B}": out += "\\v"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 
     /// Flags and their values stay on one line; each flag starts a new line when multiline.

@@ -125,8 +125,11 @@ public struct CurlTrace: Sendable {
         guard statusParts.count >= 2, let status = Int(statusParts[1]) else { return nil }
         let responseHeaders = headers(responseLines[(finalIndex + 1)...])
         let targetText = String(parts[1])
+        // Only an origin-form target ("/path?query") is completed with the scheme and Host; any
+        // other (`*`, `host:443`, what --request-target made of it) is kept as sent, which is no
+        // URL, and the caller refuses to record it.
         var url = targetText
-        if !targetText.hasPrefix("http://"), !targetText.hasPrefix("https://") {
+        if targetText.hasPrefix("/") {
             let host = requestHeaders.first { $0.name.lowercased() == "host" }?.value ?? "localhost"
             url = (pending.tls ? "https://" : "http://") + host + targetText
         }

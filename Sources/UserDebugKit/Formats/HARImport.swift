@@ -8,6 +8,9 @@
 ///   service worker that Chrome does not report);
 /// - a URL that is not `http:` or `https:` (`data:`, `blob:`, `chrome-extension:`, `ws:`, …).
 ///
+/// An entry past those rules whose URL is still not an absolute http(s) URL (`http:///x`, a port
+/// that is not a number) refuses the file, as any other entry that cannot be read.
+///
 /// Leniency (as in `ResponseDocument.decodeHAREntry`): a UTF-8 BOM, `null` for optional members
 /// (`redirectURL`, `comment`, `serverIPAddress`), `-1` sizes and timings, missing optional
 /// members, base64 bodies. Entries whose body was left out by the exporter are imported without
@@ -58,7 +61,13 @@ public struct HARImport: Sendable {
                         reason: reason))
                 continue
             }
-            responses.append(try ResponseDocument.decode(entry))
+            let response = try ResponseDocument.decode(entry)
+            // Past the skip rule's `http(s):` prefix there may still be no host (`http:///x`).
+            if let problem = HTTPURL.problem(response.request.url) {
+                let request = DocumentPath.appending("request", to: entry.path)
+                throw DocumentError(path: DocumentPath.appending("url", to: request), message: problem)
+            }
+            responses.append(response)
             if HARImport.bodyLeftOut(entry) { bodiesMissing += 1 }
         }
     }

@@ -75,8 +75,14 @@ enum FileSystem {
     /// A warning when `path` grants more than `allowed` (group or other bits), nil otherwise.
     /// The store reports a looser mode rather than changing it: the user may have chosen it.
     static func loosenessWarning(_ path: String, allowed: mode_t) -> String? {
-        guard let status = FileStatus(path: path), status.permissions & ~allowed != 0 else { return nil }
-        return "\(path) has mode \(octal(status.permissions)), looser than \(octal(allowed))"
+        guard let status = FileStatus(path: path) else { return nil }
+        return loosenessWarning(path, mode: status.permissions, allowed: allowed)
+    }
+
+    /// The same for permission bits already known.
+    static func loosenessWarning(_ path: String, mode: mode_t, allowed: mode_t) -> String? {
+        guard mode & ~allowed != 0 else { return nil }
+        return "\(path) has mode \(octal(mode)), looser than \(octal(allowed))"
     }
 
     /// `mode` as four octal digits, e.g. 0644.

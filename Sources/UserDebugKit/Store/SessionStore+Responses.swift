@@ -9,6 +9,8 @@ extension SessionStore {
     }
 
     /// Records `responses` in one transaction, all or none, and returns their ids in order.
+    /// A response whose URL is not an absolute http(s) URL refuses the batch
+    /// (`StoreError.invalidResponse`).
     ///
     /// This is also the fast way to fill a large store: batches of some thousands of responses
     /// per call (with `retention = .unlimited`) pay one commit per batch, and every insert reuses
@@ -16,6 +18,13 @@ extension SessionStore {
     @discardableResult
     public func record(_ responses: [BackendResponse], session: String?) throws(StoreError) -> [Int64] {
         guard !responses.isEmpty else { return [] }
+        // Every reader of the store (curl commands, templates, HAR) takes the URL as an http(s)
+        // URL; whatever recorded it (the CLI, the URLSession hook, an app), nothing else gets in.
+        for (index, response) in responses.enumerated() {
+            if let problem = HTTPURL.problem(response.request.url) {
+                throw StoreError.invalidResponse(index: index, detail: problem)
+            }
+        }
         let retention = self.retention
         return try database.writeTransaction { () throws(StoreError) in
             let owner: Int64

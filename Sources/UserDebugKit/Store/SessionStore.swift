@@ -44,6 +44,29 @@ public final class SessionStore: @unchecked Sendable {
         self.warnings = warnings
     }
 
+    /// Refuses a store that someone else could change or replace, before anything is read from or
+    /// written to it, as ssh refuses such a `~/.ssh`: the store file and its directory (where
+    /// SQLite keeps `-wal` and `-shm`) must belong to this user (or root) and be writable by
+    /// neither group nor others, and so must the directory the path names when the file is a
+    /// symbolic link (the copy of the current session lives there); every directory above them
+    /// must belong to this user or root and be writable by others only when sticky (`/tmp`).
+    /// Links are resolved. A store that does not exist yet is checked as far as its path exists,
+    /// which decides whether it is safe to create. Read bits stay warnings (`permissionWarnings`).
+    /// - Returns: `permissionWarnings(path:)`, from the same look at the files when it can.
+    /// - Throws: `StoreError.untrusted` naming the path at fault and the fix.
+    @discardableResult
+    public static func checkTrust(path: String) throws(StoreError) -> [String] {
+        let examination = FileTrust.examine(path, ownLevels: 2)
+        if let problem = examination.problem {
+            throw StoreError.untrusted(path: path, problem: problem.description)
+        }
+        guard let modes = examination.modes else { return permissionWarnings(path: path) }
+        return [
+            FileSystem.loosenessWarning(FileSystem.directory(of: path), mode: modes.directory, allowed: 0o700),
+            FileSystem.loosenessWarning(path, mode: modes.path, allowed: 0o600),
+        ].compactMap { $0 }
+    }
+
     /// What `open` warns about: a store directory or file that others may read.
     public static func permissionWarnings(path: String) -> [String] {
         [
@@ -64,7 +87,8 @@ public final class SessionStore: @unchecked Sendable {
     /// - Returns: The store, its `warnings` filled in (loose permissions, a private copy read).
     /// - Throws: `.missing` (read-only, no store yet), `.isDirectory`, `.notADatabase`,
     ///   `.corrupt`, `.incompatible` (another program's database or a newer schema),
-    ///   `.readOnly` (read-write open of a read-only file or directory), `.permissionDenied`.
+    ///   `.readOnly` (read-write open of a read-only file or directory), `.permissionDenied`,
+    ///   `.untrusted` (see `checkTrust`).
     public static func open(path: String, mode: Mode, busyTimeoutMilliseconds: Int32 = 5000) throws(StoreError)
         -> SessionStore
     {
@@ -75,10 +99,12 @@ public final class SessionStore: @unchecked Sendable {
             let code = errno
             if code == EACCES { throw StoreError.permissionDenied(path: path) }
             guard mode == .readWrite else { throw StoreError.missing(path: path) }
+            // Whether the directories that exist are safe to create the rest in.
+            try checkTrust(path: path)
             try FileSystem.createDirectories(directory)
             try FileSystem.createFileIfMissing(path)
         }
-        var warnings = permissionWarnings(path: path)
+        var warnings = try checkTrust(path: path)
 
         var database = try Database(
             path: path, readOnly: mode == .readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)

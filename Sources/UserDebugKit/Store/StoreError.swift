@@ -27,6 +27,13 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A valid SQLite database that this build cannot use: made by another program, or by a newer
     /// userdebug with a schema version this one does not know.
     case incompatible(path: String, detail: String)
+    /// The store file, its directory or a directory above them may be changed by someone else
+    /// (another owner, or writable by group or others): refused before anything is read from or
+    /// written to it. `problem` names the path at fault and the fix.
+    case untrusted(path: String, problem: String)
+    /// A response that may not be recorded (its URL is not an absolute http(s) URL); `index` is
+    /// its position in the batch, which was refused whole.
+    case invalidResponse(index: Int, detail: String)
 
     /// One line that names the file and says what to do.
     public var description: String {
@@ -62,6 +69,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "SQLite error \(code) on \(path): \(message)\(statement)"
         case .incompatible(let path, let detail):
             return "\(path) is not a store this userdebug can use: \(detail)"
+        case .untrusted(let path, let problem):
+            return "refusing to use the store \(path): \(problem)"
+        case .invalidResponse(let index, let detail):
+            return "response \(index + 1) of the batch cannot be recorded: \(detail); nothing was recorded"
         }
     }
 }
