@@ -4,7 +4,7 @@ import Testing
 
 // Hostile bodies made of escapes, at a size where quadratic work cannot hide.
 //
-// These tests assert no time. They decode 8 MiB of escape-heavy input and check every byte of the
+// These tests assert no time. They decode 2-8 MiB of escape-heavy input and check every byte of the
 // result. Decoding used to be quadratic: `String.UnicodeScalarView.append(contentsOf:)` copies the
 // whole view on each call. Measured on the old code in a debug build, 25k/50k/100k units of `a\"`
 // took 0.03/0.10/0.41 s, so the 2.3M units here would take about 5 minutes (release builds are
@@ -24,6 +24,7 @@ private func escapeHeavy(units count: Int) -> (json: [UInt8], text: [UInt8]) {
 }
 
 private let eightMiB = 8 << 20
+private let twoMiB = 2 << 20
 
 @Test func eightMebibytesOfMixedEscapesDecodeExactly() throws {
     let count = eightMiB / unit.json.utf8.count + 1
@@ -56,16 +57,17 @@ private let eightMiB = 8 << 20
 }
 
 @Test func eightMebibytesOfControlBytesAreEscapedForATerminal() {
-    let bytes = [UInt8]((0..<eightMiB).map { $0 % 2 == 0 ? UInt8(ascii: "a") : 0x1B })
+    let bytes = Array(String(repeating: "a\u{1B}", count: eightMiB / 2).utf8)
     let shown = TerminalText.escape(bytes: bytes)
     #expect(shown == String(repeating: "a\\x1b", count: eightMiB / 2))
-    let text = String(repeating: "b\u{9B}\u{202E}", count: eightMiB / 4)
-    #expect(TerminalText.escape(text) == String(repeating: "b\\u{9b}\\u{202e}", count: eightMiB / 4))
+    // Two-byte and three-byte controls, 2 MiB of them: the old code took minutes for a tenth of that.
+    let text = String(repeating: "b\u{9B}\u{202E}", count: twoMiB / 6)
+    #expect(TerminalText.escape(text) == String(repeating: "b\\u{9b}\\u{202e}", count: twoMiB / 6))
 }
 
-@Test func theWriterEscapesEightMebibytesOfControlsAndReadsThemBack() throws {
-    let text = String(repeating: "a\"\u{1B}\u{202E}\\é", count: eightMiB / 8)
+@Test func theWriterEscapesMebibytesOfControlsAndReadsThemBack() throws {
+    let text = String(repeating: "a\"\u{1B}\u{202E}\\é", count: twoMiB / 8)
     let json = JSONWriter().bytes(.string(text))
-    #expect(json == Array(("\"" + String(repeating: #"a\"\u001b\u202e\\é"#, count: eightMiB / 8) + "\"").utf8))
+    #expect(json == Array(("\"" + String(repeating: #"a\"\u001b\u202e\\é"#, count: twoMiB / 8) + "\"").utf8))
     #expect(Array(try JSONParser().parse(json).stringValue?.utf8 ?? "".utf8) == Array(text.utf8))
 }
