@@ -57,7 +57,7 @@ import Testing
             for visible in [#"\x1b]52;c;ZXZpbA==\x07"#, #"\x1b[2J"#, #"\u{9b}31m"#, #"\x9b"#, #"\u{202e}"#, #"\x03"#] {
                 #expect(shown.contains(visible), "\(visible) not shown in \(shown)")
             }
-            #expect(shown.hasSuffix("\tend\n"), "\(shown)")
+            #expect(shown.hasSuffix("\ttab\nend\n"), "\(shown)")
         }
     }
 
