@@ -6,6 +6,7 @@
 #   Scripts/bench.sh store      print-response last at 10 vs 1,000,000 responses; library record rate
 #   Scripts/bench.sh clipboard  copy latency vs xclip/xsel, stale reads, 128 MiB throughput (own Xvfb)
 #   Scripts/bench.sh profile    where copy-id --to clipboard spends its CPU (perf, by phase)
+#   Scripts/bench.sh json       JSONParser on 64 MiB of string escapes beside Python's json.load
 #   Scripts/bench.sh before REV  the hotkey path (copy-id to stdout and to the clipboard) of REV
 #                               beside this tree's, in one run (REV built in a temporary worktree)
 set -euo pipefail
@@ -91,6 +92,31 @@ if [[ $what == profile ]]; then
   USERDEBUG_HOME=$work/prof perf record -q -o "$work/perf.data" -F 20000 --call-graph dwarf,16384 -- \
     bash -c "for i in \$(seq 200); do '$ud' copy-id --to clipboard -q; done" >/dev/null 2>&1
   perf script -i "$work/perf.data" --comm userdebug -F ip,sym 2>/dev/null | python3 Scripts/perf_phases.py
+fi
+
+if [[ $what == all || $what == json ]]; then
+  # A hostile body made of escapes (issue 12: decoding was quadratic). Each document is parsed
+  # whole from a file by both programs, process start included; the ratio column is userdebug's
+  # median over Python's.
+  echo; echo "## json: parsing 64 MiB of string escapes, userdebug-bench parse beside Python's json.load"
+  python3 - "$work" <<'PY'
+import sys
+size = 64 * 1024 * 1024
+# One array holding one string: escaped quotes only, then escapes between one-byte runs.
+for name, unit in (("quotes", '\\"'), ("mixed", 'a\\"')):
+    count = (size - 4) // len(unit)
+    text = '["' + unit * count + '"]'
+    with open(f"{sys.argv[1]}/{name}.json", "w") as out:
+        out.write(text + " " * (size - len(text)))
+    print(f"{name}.json: {size:,} bytes, [\"{unit}{unit}…\"] with {count:,} escapes")
+PY
+  for name in quotes mixed; do
+    echo; echo "### $name.json"
+    hyperfine -N --style none --warmup 1 --runs "${JSON_RUNS:-10}" --export-json "$work/json-$name.json" \
+      -n "python3 json.load" "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' $work/$name.json" \
+      -n "userdebug-bench parse" "$bin/userdebug-bench parse $work/$name.json"
+    python3 Scripts/bench_table.py "$work/json-$name.json"
+  done
 fi
 
 if [[ $what == all || $what == startup ]]; then

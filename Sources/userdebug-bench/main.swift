@@ -1,9 +1,10 @@
 import UserDebugKit
 
-// Benchmark driver for the store (not shipped): fills a store fast and measures the library's
-// recording rate. Used by Scripts/bench.sh.
+// Benchmark driver (not shipped): fills a store fast, measures the library's recording rate, and
+// parses a JSON file the way every command reads documents. Used by Scripts/bench.sh.
 //   userdebug-bench record DB COUNT [BODY_BYTES]   one response per transaction; prints responses/s
 //   userdebug-bench fill DB COUNT                  COUNT small responses in batches of 10,000
+//   userdebug-bench parse FILE                     JSONParser over FILE (read whole, as commands do)
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -20,9 +21,42 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+/// The whole file, read with plain read(2) so that what is timed beside it is the parser.
+func readFile(_ path: String) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { fail("cannot open \(path): \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        guard count >= 0 else { fail("cannot read \(path): \(String(cString: strerror(errno)))") }
+        if count == 0 { return bytes }
+        bytes += chunk[0..<count]
+    }
+}
+
 let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "parse" {
+    let bytes = readFile(arguments[2])
+    do {
+        let value = try JSONParser().parse(bytes)
+        let kind =
+            switch value {
+            case .string(let text): "a string of \(text.utf8.count) bytes"
+            case .array(let elements): "an array of \(elements.count) elements"
+            case .object(let object): "an object of \(object.members.count) members"
+            default: "a scalar"
+            }
+        print("parsed \(bytes.count) bytes: \(kind)")
+    } catch {
+        fail("\(arguments[2]): \(error)")
+    }
+    exit(0)
+}
 guard arguments.count >= 4, let count = Int(arguments[3]) else {
-    fail("usage: userdebug-bench record|fill DB COUNT [BODY_BYTES]")
+    fail("usage: userdebug-bench record|fill DB COUNT [BODY_BYTES] | parse FILE")
 }
 let bodyBytes = arguments.count > 4 ? Int(arguments[4]) ?? 1024 : 1024
 do {

@@ -31,7 +31,7 @@ _userdebug_commands=(
     'export postman-collection|--tag --path --status --limit --to --lifetime --hand-off --new-owner|response'
     'capture|--tag|'
     'copy|--selection --secret --json --lifetime --hand-off --new-owner|'
-    'paste|--selection --target --timeout|'
+    'paste|--selection --target --timeout --raw|'
     'help||command'
     'version||'
 )

@@ -138,6 +138,8 @@ function __userdebug_option -a commands option
             complete -c userdebug -n $when -l target -x -a 'UTF8_STRING TARGETS STRING TEXT application/json' -d 'The target to ask for'
         case timeout
             complete -c userdebug -n $when -l timeout -x -d 'Give up after SECONDS'
+        case raw
+            complete -c userdebug -n $when -l raw -d 'Write the bytes exactly even on a terminal'
         case body-file
             complete -c userdebug -n $when -l body-file -r -F -d 'Where to write a binary request body'
         case one-line
@@ -202,6 +204,6 @@ __userdebug_command 'export postman-env' 'The session as a Postman environment' 
 __userdebug_command 'export postman-collection' 'Recorded requests as a Postman collection v2.1' response tag path status limit to lifetime hand-off new-owner
 __userdebug_command capture 'Run curl and record what it sends and receives' none tag
 __userdebug_command copy 'Put standard input on the clipboard' none selection secret json lifetime hand-off new-owner
-__userdebug_command paste 'Print the clipboard content' none selection target timeout
+__userdebug_command paste 'Print the clipboard content' none selection target timeout raw
 __userdebug_command help 'Show help for a command' command
 __userdebug_command version 'Print the version' none

@@ -43,12 +43,17 @@ enum ClipboardCommands {
     static let paste = CommandSpec(
         path: ["paste"],
         summary: "Print the clipboard's content (binary-safe, with a timeout).",
-        usage: "paste [--selection clipboard|primary] [--target TARGET] [--timeout SECONDS]",
-        discussion: "Example: userdebug paste --target TARGETS",
+        usage: "paste [--selection clipboard|primary] [--target TARGET] [--timeout SECONDS] [--raw]",
+        discussion: """
+            The content is whatever another program offers: on a terminal, control characters
+            (escape sequences, C1 controls, BiDi overrides) are shown as visible escapes; a pipe or
+            a file gets the bytes exactly. Example: userdebug paste --target TARGETS
+            """,
         options: [
             selectionOption,
             .value("target", "TARGET", "The target to ask for (default UTF8_STRING)."),
             .value("timeout", "SECONDS", "Give up after this long (default 5)."),
+            .flag("raw", "Write the bytes exactly even on a terminal, control characters included."),
         ],
         maxPositionals: 0
     ) { invocation in
@@ -59,6 +64,12 @@ enum ClipboardCommands {
         let bytes = try invocation.clipboard().paste(
             selection: try selection(invocation), target: invocation.arguments.value("target") ?? "UTF8_STRING",
             timeout: timeout)
-        try writeAll(bytes, to: 1, name: "standard output")
+        // Another program's bytes must not drive the terminal (OSC 52 writes the clipboard, CSI
+        // rewrites the screen): shown escaped there, like every other command's output.
+        if invocation.stdoutKind == .terminal && !invocation.arguments.has("raw") {
+            try StandardOutputSink(isTerminal: true).write(Payload(bytes: bytes, kind: .text))
+        } else {
+            try writeAll(bytes, to: 1, name: "standard output")
+        }
     }
 }

@@ -265,28 +265,59 @@ private struct Cursor {
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     }
 
+    /// Decodes a string literal into storage allocated once: the literal's length bounds the
+    /// decoded length (every escape is longer than what it stands for), so no byte is copied more
+    /// than once however many escapes a hostile body holds. Growing a string piece by piece per
+    /// escape (`UnicodeScalarView.append(contentsOf:)` copies the whole view) made this quadratic.
     mutating func parseString() throws(JSONParseError) -> String {
         let open = index
-        index += 1
-        var scalars = String.UnicodeScalarView()
-        var runStart = index
-        func flushRun(_ end: Int, into scalars: inout String.UnicodeScalarView) {
-            if end > runStart {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<end]), as: UTF8.self)
-                scalars.append(contentsOf: text.unicodeScalars)
+        var failure: JSONParseError?
+        let text = String(unsafeUninitializedCapacity: literalLength(open: open)) { buffer in
+            do throws(JSONParseError) {
+                return try decodeString(open: open, into: buffer)
+            } catch {
+                failure = error
+                return 0
             }
         }
+        if let failure { throw failure }
+        return text
+    }
+
+    /// The bytes between the quote at `open` and the closing quote (or the end of the input),
+    /// skipping escaped characters without checking them; `decodeString` does that.
+    func literalLength(open: Int) -> Int {
+        var end = open + 1
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") { break }
+            end += byte == UInt8(ascii: "\\") ? 2 : 1
+        }
+        return min(end, bytes.count) - open - 1
+    }
+
+    /// Checks and decodes the literal at `open` into `out` (at least `literalLength` bytes),
+    /// leaving `index` after the closing quote; returns the number of bytes written. Runs without
+    /// escapes are validated byte by byte and copied whole.
+    mutating func decodeString(open: Int, into out: UnsafeMutableBufferPointer<UInt8>) throws(JSONParseError) -> Int {
+        index = open + 1
+        var written = 0
+        var runStart = index
         while true {
             guard index < bytes.count else { throw error("unterminated string", at: open) }
             let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                flushRun(index, into: &scalars)
-                index += 1
-                return String(scalars)
-            }
-            if byte == UInt8(ascii: "\\") {
-                flushRun(index, into: &scalars)
-                scalars.append(try parseEscape())
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                let run = index - runStart
+                if run > 0 {
+                    UnsafeMutableRawPointer(out.baseAddress! + written).copyMemory(
+                        from: bytes.baseAddress! + runStart, byteCount: run)
+                    written += run
+                }
+                if byte == UInt8(ascii: "\"") {
+                    index += 1
+                    return written
+                }
+                written += Cursor.encode(try parseEscape(), into: out, at: written)
                 runStart = index
                 continue
             }
@@ -299,6 +330,20 @@ private struct Cursor {
             }
             try skipUTF8Sequence()
         }
+    }
+
+    /// Writes the UTF-8 of `scalar` at `offset`; returns its length.
+    static func encode(_ scalar: Unicode.Scalar, into out: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        if scalar.isASCII {
+            out[offset] = UInt8(truncatingIfNeeded: scalar.value)
+            return 1
+        }
+        var length = 0
+        for unit in scalar.utf8 {
+            out[offset + length] = unit
+            length += 1
+        }
+        return length
     }
 
     /// Validates one multi-byte UTF-8 sequence at `index` (no overlongs, no surrogates, ≤ U+10FFFF).

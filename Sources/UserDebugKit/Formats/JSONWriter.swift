@@ -22,38 +22,40 @@ public struct JSONWriter: Sendable {
 
     /// The JSON text of `value`.
     public func string(_ value: JSONValue) -> String {
-        var out = ""
-        write(value, into: &out, level: 0)
-        return out
+        String(decoding: bytes(value), as: UTF8.self)
     }
 
     /// The UTF-8 bytes of the JSON text of `value`.
     public func bytes(_ value: JSONValue) -> [UInt8] {
-        Array(string(value).utf8)
+        var out: [UInt8] = []
+        write(value, into: &out, level: 0)
+        return out
     }
 
-    private func write(_ value: JSONValue, into out: inout String, level: Int) {
+    // Written as UTF-8 bytes rather than by appending to a String: a hostile string can hold
+    // millions of characters to escape, and each String append costs far more than a byte's.
+    private func write(_ value: JSONValue, into out: inout [UInt8], level: Int) {
         switch value {
-        case .null: out += "null"
-        case .bool(let flag): out += flag ? "true" : "false"
-        case .number(let literal): out += literal
+        case .null: out += "null".utf8
+        case .bool(let flag): out += (flag ? "true" : "false").utf8
+        case .number(let literal): out += literal.utf8
         case .string(let text): JSONWriter.appendQuoted(text, to: &out)
         case .array(let elements):
             if elements.isEmpty {
-                out += "[]"
+                out += "[]".utf8
                 return
             }
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, level: level + 1)
                 write(element, into: &out, level: level + 1)
             }
             newline(&out, level: level)
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let object):
             if object.members.isEmpty {
-                out += "{}"
+                out += "{}".utf8
                 return
             }
             let members: [JSONObject.Member]
@@ -61,54 +63,64 @@ public struct JSONWriter: Sendable {
             case .given: members = object.members
             case .sorted: members = object.members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             }
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, level: level + 1)
                 JSONWriter.appendQuoted(member.key, to: &out)
-                out += indent == nil ? ":" : ": "
+                out += (indent == nil ? ":" : ": ").utf8
                 write(member.value, into: &out, level: level + 1)
             }
             newline(&out, level: level)
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private func newline(_ out: inout String, level: Int) {
+    private func newline(_ out: inout [UInt8], level: Int) {
         guard let indent else { return }
-        out += "\n"
-        out += String(repeating: " ", count: indent * level)
+        out.append(UInt8(ascii: "\n"))
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * level))
     }
 
     /// Appends `text` as a JSON string literal. Escapes C0 controls, DEL, C1 controls and the
     /// Unicode line/paragraph separators and BiDi controls, so the literal cannot drive a terminal.
     public static func appendQuoted(_ text: String, to out: inout String) {
-        out += "\""
+        var bytes: [UInt8] = []
+        appendQuoted(text, to: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The byte form of `appendQuoted(_:to:)`, which the writer itself uses.
+    static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
         for scalar in text.unicodeScalars {
             switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
+            case "\"": out += #"\""#.utf8
+            case "\\": out += #"\\"#.utf8
+            case "\n": out += #"\n"#.utf8
+            case "\r": out += #"\r"#.utf8
+            case "\t": out += #"\t"#.utf8
+            case "\u{08}": out += #"\b"#.utf8
+            case "\u{0C}": out += #"\f"#.utf8
             default:
                 if TerminalSafety.isUnsafe(scalar) {
                     appendUnicodeEscape(scalar.value, to: &out)
+                } else if scalar.isASCII {
+                    out.append(UInt8(truncatingIfNeeded: scalar.value))
                 } else {
-                    out.unicodeScalars.append(scalar)
+                    out.append(contentsOf: scalar.utf8)
                 }
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 
-    private static func appendUnicodeEscape(_ value: UInt32, to out: inout String) {
-        let digits = Array("0123456789abcdef")
-        out += "\\u"
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func appendUnicodeEscape(_ value: UInt32, to out: inout [UInt8]) {
+        out += #"\u"#.utf8
         for shift in stride(from: 12, through: 0, by: -4) {
-            out.append(digits[Int((value >> UInt32(shift)) & 0xF)])
+            out.append(hexDigits[Int((value >> UInt32(shift)) & 0xF)])
         }
     }
 }

@@ -13,20 +13,28 @@ public enum TerminalText {
     /// C1 controls, line/paragraph separators and BiDi controls as `\u{9b}`, `\u{202e}`.
     public static func escape(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
-        var out = String.UnicodeScalarView()
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars { append(scalar, to: &out) }
-        return String(out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Bytes that should be UTF-8 shown as text: valid sequences as in `escape(_:)`, each byte of
     /// an invalid sequence as `\xNN` (so `0x9B` on its own, which a Latin-1 terminal reads as
     /// CSI, is `\x9b`, while the character U+009B is `\u{9b}`).
     public static func escape(bytes: [UInt8]) -> String {
-        var out = String.UnicodeScalarView()
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
         var offset = 0
-        loop: while true {
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte < 0x80 {  // ASCII needs no decoding: the common case goes fast
+                append(Unicode.Scalar(byte), to: &out)
+                offset += 1
+                continue
+            }
+            var parser = Unicode.UTF8.ForwardParser()
+            var iterator = bytes[offset...].makeIterator()
             switch parser.parseScalar(from: &iterator) {
             case .valid(let encoded):
                 append(Unicode.UTF8.decode(encoded), to: &out)
@@ -35,10 +43,10 @@ public enum TerminalText {
                 for byte in bytes[offset..<offset + length] { appendHex(byte, to: &out) }
                 offset += length
             case .emptyInput:
-                break loop
+                offset = bytes.count
             }
         }
-        return String(out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Whether `text` would be changed by `escape(_:)`.
@@ -50,22 +58,30 @@ public enum TerminalText {
         scalar != "\n" && scalar != "\t" && TerminalSafety.isUnsafe(scalar)
     }
 
-    private static func append(_ scalar: Unicode.Scalar, to out: inout String.UnicodeScalarView) {
+    // Output is built as UTF-8 bytes: `String.UnicodeScalarView.append(contentsOf:)` copies the
+    // whole view on each call, which made escaping a control-heavy text quadratic.
+    private static func append(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
         guard needsEscape(scalar) else {
-            out.append(scalar)
+            if scalar.isASCII {
+                out.append(UInt8(truncatingIfNeeded: scalar.value))
+            } else {
+                out.append(contentsOf: scalar.utf8)
+            }
             return
         }
         if scalar.value < 0x80 {
             appendHex(UInt8(scalar.value), to: &out)
         } else {
-            out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16))}".unicodeScalars)
+            out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16))}".utf8)
         }
     }
 
-    private static func appendHex(_ byte: UInt8, to out: inout String.UnicodeScalarView) {
-        let digits = Array("0123456789abcdef".unicodeScalars)
-        out.append(contentsOf: "\\x".unicodeScalars)
-        out.append(digits[Int(byte >> 4)])
-        out.append(digits[Int(byte & 0xF)])
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func appendHex(_ byte: UInt8, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\\"))
+        out.append(UInt8(ascii: "x"))
+        out.append(hexDigits[Int(byte >> 4)])
+        out.append(hexDigits[Int(byte & 0xF)])
     }
 }
