@@ -67,6 +67,8 @@ enum ErrorReport {
             return menu(error)
         case let error as ActionError:
             return (action(error), error.description)
+        case let error as CurlCommandError:
+            return (.dataError, error.description)
         default:
             return (.software, "unexpected error: \(error)")
         }
@@ -78,6 +80,7 @@ enum ErrorReport {
         case .notADatabase, .corrupt, .isDirectory, .incompatible, .io, .sqlite: return .ioError
         case .busy: return .temporaryFailure
         case .readOnly, .permissionDenied: return .noPermission
+        case .recordTooLarge: return .dataError
         }
     }
 

@@ -159,6 +159,21 @@ import Testing
         #expect(try store.responses(ResponseQuery()).map(\.id) == batch.reversed())
     }
 
+    @Test func oneResponseLargerThanTheByteCapIsRefusedWithItsBatch() throws {
+        store.retention = RetentionPolicy(maxCount: nil, maxBytes: 5_000)
+        let kept = try store.record(StoreSamples.response(), session: nil)
+        let big = StoreSamples.response(
+            url: "https://user:pw@api.example.com/up?access_token=t0k3n-secret",
+            body: [UInt8](repeating: 7, count: 6_000))
+        #expect {
+            try store.record([StoreSamples.response(), big], session: nil)
+        } throws: { error in
+            guard case .recordTooLarge(let request, let bytes, let limit) = error as? StoreError else { return false }
+            return request == "POST https://api.example.com/up" && bytes > 6_000 && limit == 5_000
+        }
+        #expect(try store.responses(ResponseQuery()).map(\.id) == [kept], "nothing of the batch was recorded")
+    }
+
     @Test func removedAndDroppedResponsesKeepTheTotalsRight() throws {
         store.retention = RetentionPolicy(maxCount: 4, maxBytes: nil)
         try recordMixedLog()

@@ -135,5 +135,6 @@ func caseName(_ error: StoreError) -> String {
     case .io: return "io"
     case .sqlite: return "sqlite"
     case .incompatible: return "incompatible"
+    case .recordTooLarge: return "recordTooLarge"
     }
 }

@@ -13,10 +13,21 @@ extension SessionStore {
     /// This is also the fast way to fill a large store: batches of some thousands of responses
     /// per call (with `retention = .unlimited`) pay one commit per batch, and every insert reuses
     /// the same prepared statements.
+    /// A response larger than `retention.maxBytes` by itself refuses the whole batch
+    /// (`.recordTooLarge`): the cap is what the store may hold, and one record past it would
+    /// stay past it.
     @discardableResult
     public func record(_ responses: [BackendResponse], session: String?) throws(StoreError) -> [Int64] {
         guard !responses.isEmpty else { return [] }
         let retention = self.retention
+        if let limit = retention.maxBytes {
+            for response in responses {
+                let bytes = StoreCoding.storedBytes(response)
+                if bytes > Int64(limit) {
+                    throw .recordTooLarge(request: Self.describe(response.request), bytes: bytes, limit: limit)
+                }
+            }
+        }
         return try database.writeTransaction { () throws(StoreError) in
             let owner: Int64
             if let session { owner = try sessionID(named: session) } else { owner = try currentSessionID() }
@@ -68,6 +79,20 @@ extension SessionStore {
         let owner = try sessionID(named: session)
         return Int(
             try database.scalarInt("SELECT count(*) FROM responses WHERE session_id = ?", [.integer(owner)]) ?? 0)
+    }
+
+    /// `POST https://host/path`: the method and the URL up to its query, without userinfo, so a
+    /// message names the request without quoting a secret from it.
+    static func describe(_ request: BackendRequest) -> String {
+        var url = Substring(request.url)
+        if let end = url.firstIndex(where: { $0 == "?" || $0 == "#" }) { url = url[..<end] }
+        if let scheme = url.firstRange(of: "://") {
+            let authorityEnd = url[scheme.upperBound...].firstIndex(of: "/") ?? url.endIndex
+            if let at = url[scheme.upperBound..<authorityEnd].lastIndex(of: "@") {
+                url = url[..<scheme.upperBound] + url[url.index(after: at)...]
+            }
+        }
+        return request.method + " " + url
     }
 
     private func insert(_ response: BackendResponse, sessionID: Int64) throws(StoreError) -> Int64 {

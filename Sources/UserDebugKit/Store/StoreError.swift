@@ -27,6 +27,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A valid SQLite database that this build cannot use: made by another program, or by a newer
     /// userdebug with a schema version this one does not know.
     case incompatible(path: String, detail: String)
+    /// One response is larger than `RetentionPolicy.maxBytes` by itself, so keeping it would
+    /// break the cap whatever older responses were dropped; nothing of its batch is recorded.
+    /// `request` is its method and URL without query or credentials.
+    case recordTooLarge(request: String, bytes: Int64, limit: Int)
 
     /// One line that names the file and says what to do.
     public var description: String {
@@ -62,6 +66,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "SQLite error \(code) on \(path): \(message)\(statement)"
         case .incompatible(let path, let detail):
             return "\(path) is not a store this userdebug can use: \(detail)"
+        case .recordTooLarge(let request, let bytes, let limit):
+            return
+                "the response to \(request) is \(bytes) bytes, more than retention.maxBytes (\(limit) bytes); nothing was recorded. Raise retention.maxBytes in the config file (null for no limit) to keep it"
         }
     }
 }
