@@ -118,6 +118,7 @@ import Testing
             }
             let stdout = try home.ok(["run", "backend.field.access", "--to", "stdout"])
             expectNoLeak(stdout)
+            #expect(stdout.out == "[redacted]\n" && stdout.err.contains("--reveal"), "\(stdout)")
         }
         #expect(filesHolding(Samples.canary).isEmpty && filesHolding(Self.jwt).isEmpty)
     }

@@ -15,7 +15,7 @@ struct MenuRenderer {
             JSONObject([
                 .init(key: "title", value: .string("Debug menu")),
                 .init(key: "session", value: .string(session.name)),
-                .init(key: "user", value: .string(session.user.identifier)),
+                .init(key: "user", value: .string(clean(session.user.identifier))),
                 .init(key: "elements", value: .array(elements.map(element))),
             ]))
         return JSONWriter(indent: 2).string(document)
@@ -88,7 +88,7 @@ struct MenuRenderer {
         }
         walk(elements, depth: 0)
         let width = rows.map(\.label.count).max() ?? 0
-        var text = "Debug menu — session \(session.name), user \(session.user.identifier)\n"
+        var text = "Debug menu — session \(session.name), user \(clean(session.user.identifier))\n"
         for row in rows {
             text += "  " + row.label + String(repeating: " ", count: width - row.label.count + 2) + row.title + "\n"
         }

@@ -48,6 +48,9 @@ enum ActionRun {
         try session.perform(id) { payload in
             try OutputRouter(invocation: invocation).deliver(payload)
         }
+        if session.elements.action(id: id)?.needsReveal == true, !invocation.arguments.has("reveal") {
+            invocation.diagnostics.notice("\(id) is a secret: wrote the placeholder; --reveal gives the value")
+        }
     }
 }
 
