@@ -77,6 +77,28 @@ import Testing
         #expect(curl > 0 && eventually(timeout: 20) { processExited(curl) }, "curl \(curl) is still running")
     }
 
+    /// Peak resident memory of `userdebug ARGS` (and curl, which it waits for), in bytes.
+    func peakMemory(_ arguments: [String]) throws -> Int {
+        let child = try Spawned.start([UserDebugHome.binary] + arguments, environment: home.environment)
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(child.pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        #expect(status == 0, "userdebug \(arguments) exited with wait status \(status)")
+        return usage.ru_maxrss * 1024
+    }
+
+    /// The trace curl writes is five times the body; it is read a piece at a time, and a large
+    /// body goes into SQLite through incremental blob I/O, so the body is held about once.
+    @Test func aCaptureHoldsALargeBodyAboutOnce() throws {
+        let server = try HostileServer(.sized)
+        let size = 16 << 20
+        let base = try peakMemory(["capture", "--", "curl", "-s", "-o", "/dev/null", server.baseURL + "/bytes/10"])
+        let peak = try peakMemory(["capture", "--", "curl", "-s", "-o", "/dev/null", server.baseURL + "/bytes/\(size)"])
+        #expect(peak - base <= 2 * size, "peak \(peak) bytes, \(base) for an empty body, body \(size)")
+        let body = try home.ok(["print-response", "--to", "stdout"]).stdout
+        #expect(body.count == size + 1 && body.dropLast().allSatisfy { $0 == UInt8(ascii: "z") })
+    }
+
     @Test func aRecordLargerThanTheRetentionCapIsRefused() throws {
         try home.file("config/config.json", #"{"retention": {"maxBytes": 100000}}"#)
         let big = String(repeating: "x", count: 150_000)

@@ -83,6 +83,19 @@ import Testing
         0010: 0d 0a                                           ..
         """
 
+    @Test(arguments: [1, 7, 75, 4096])
+    func aTraceReadInPiecesGivesTheSameExchanges(_ pieceSize: Int) {
+        let bytes = Array(Self.trace.utf8)
+        var reader = CurlTrace.Reader()
+        for start in stride(from: 0, to: bytes.count, by: pieceSize) {
+            reader.consume(bytes[start..<min(start + pieceSize, bytes.count)])
+        }
+        let pieces = reader.finish()
+        let whole = CurlTrace(bytes)
+        #expect(pieces.exchanges == whole.exchanges && pieces.unanswered == whole.unanswered)
+        #expect(whole.exchanges.count == 1)
+    }
+
     @Test func aTraceBecomesExchangesWithBytesAndTiming() throws {
         let trace = CurlTrace(Array(Self.trace.utf8))
         #expect(trace.exchanges.count == 1)

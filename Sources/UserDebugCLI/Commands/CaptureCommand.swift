@@ -58,11 +58,10 @@ enum CaptureCommand {
         let status = try CurlProcess.run(
             executable, arguments: userArguments + ["--trace", tracePath, "--trace-time"],
             environment: invocation.environment)
-        let traceBytes = ExportFiles.read(tracePath) ?? []
+        let trace = readTrace(tracePath)
         // The trace holds the whole exchange in hex: gone before anything else can go wrong.
         unlink(tracePath)
         if let signal = CurlProcess.terminatedBy { throw PassThroughExit(status: 128 + signal) }
-        let trace = CurlTrace(traceBytes)
         let tags = invocation.arguments.all("tag")
         let responses = trace.exchanges.map { exchange in
             BackendResponse(
@@ -87,6 +86,23 @@ enum CaptureCommand {
             invocation.diagnostics.notice("not recorded: \(ErrorReport.classify(error).1)")
         }
         if status != 0 { throw PassThroughExit(status: status) }
+    }
+
+    /// The trace file read a megabyte at a time (it is five times the size of what went over
+    /// the wire); an unreadable file reads as an empty trace, as curl may not have written one.
+    static func readTrace(_ path: String) -> CurlTrace {
+        var reader = CurlTrace.Reader()
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return reader.finish() }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            reader.consume(buffer[..<count])
+        }
+        return reader.finish()
     }
 
     /// Refuses the whole capture (exit 65) when a header curl sent or received holds a control

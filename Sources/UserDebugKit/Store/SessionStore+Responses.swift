@@ -95,14 +95,23 @@ extension SessionStore {
         return request.method + " " + url
     }
 
+    /// Bodies from this size on are inserted as zero blobs and written afterwards through
+    /// SQLite's incremental blob I/O: bound as values, SQLite copies a body twice (the binding,
+    /// then the record it builds), so a capture of a 100 MB body held three of them at once.
+    static let streamedBodyBytes = 1 << 20
+
     private func insert(_ response: BackendResponse, sessionID: Int64) throws(StoreError) -> Int64 {
         let requestHeaders = StoreCoding.encode(response.request.headers)
         let responseHeaders = StoreCoding.encode(response.headers)
+        let streamed = [response.request.body, response.body].map { $0.count >= Self.streamedBodyBytes }
+        func body(_ bytes: [UInt8], streamed: Bool) -> SQLValue {
+            streamed ? .integer(Int64(bytes.count)) : .blob(bytes)
+        }
         try database.run(
             """
             INSERT INTO responses (session_id, status, method, url, started_at_ms, duration_ms, stored_bytes, tags,
                 request_headers, response_headers, request_body, response_body)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(streamed[0] ? "zeroblob(?)" : "?"), \(streamed[1] ? "zeroblob(?)" : "?"))
             """,
             [
                 .integer(sessionID), .integer(Int64(response.status)), .text(response.request.method),
@@ -111,10 +120,14 @@ extension SessionStore {
                 .integer(
                     StoreCoding.storedBytes(response, requestHeaders: requestHeaders, responseHeaders: responseHeaders)),
                 .text(StoreCoding.encode(tags: response.tags)), .text(requestHeaders), .text(responseHeaders),
-                .blob(response.request.body), .blob(response.body),
+                body(response.request.body, streamed: streamed[0]), body(response.body, streamed: streamed[1]),
             ]
         )
         let id = database.lastInsertRowID
+        if streamed[0] {
+            try database.writeBlob(response.request.body, table: "responses", column: "request_body", row: id)
+        }
+        if streamed[1] { try database.writeBlob(response.body, table: "responses", column: "response_body", row: id) }
         for tag in response.tags {
             // OR IGNORE: a tag given twice is one row; the order and repeats stay in `tags`.
             try database.run(

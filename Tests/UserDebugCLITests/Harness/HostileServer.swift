@@ -11,6 +11,8 @@ final class HostileServer: @unchecked Sendable {
         case controlHeader = "control-header"
         /// `200` announcing a megabyte, sending a kilobyte, then nothing, for an hour.
         case slow
+        /// `200` with as many bytes as the path's last segment says (`/bytes/16777216`).
+        case sized
     }
 
     static let script = #"""
@@ -30,6 +32,11 @@ final class HostileServer: @unchecked Sendable {
                 data += chunk
             if mode == "control-header":
                 connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Evil: a\x03b\r\n\r\nok")
+            elif mode == "sized":
+                size = int(data.split(b" ")[1].rsplit(b"/", 1)[1])
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % size)
+                for start in range(0, size, 1 << 20):
+                    connection.sendall(b"z" * min(1 << 20, size - start))
             else:
                 connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n" + b"x" * 1000)
                 time.sleep(3600)
