@@ -70,6 +70,8 @@ enum ErrorReport {
             return menu(error)
         case let error as ActionError:
             return (action(error), error.description)
+        case let error as CurlCommandError:
+            return (.dataError, error.description)
         default:
             return (.software, "unexpected error: \(error)")
         }
@@ -82,6 +84,7 @@ enum ErrorReport {
         case .busy: return .temporaryFailure
         case .readOnly, .permissionDenied, .untrusted: return .noPermission
         case .invalidResponse: return .dataError
+        case .recordTooLarge: return .dataError
         }
     }
 

@@ -41,6 +41,20 @@ import Testing
                 && !CurlCommand.needsFile(Array("ë".utf8)))
     }
 
+    @Test func noControlCharacterButNewlineAndTabIsWrittenIntoTheCommand() throws {
+        #expect(!CurlCommand.needsFile(Array("a\nb\tc".utf8)))
+        for body in ["a\u{3}b", "a\rb", "a\u{1B}[2J", "a\u{7F}", "a\u{9B}1m"] {
+            #expect(CurlCommand.needsFile(Array(body.utf8)), "\(body.unicodeScalars.map(\.value))")
+        }
+        let url = BackendRequest(method: "GET", url: "https://x/a\u{3}b\nc")
+        #expect(try CurlCommand(multiline: false).command(for: url) == "curl 'https://x/a%03b%0Ac'")
+        let header = BackendRequest(
+            method: "GET", url: "https://x/", headers: [HTTPHeader(name: "X-A", value: "v\r\nX-Injected: yes")])
+        #expect(throws: CurlCommandError.controlCharacter(in: "header X-A")) {
+            try CurlCommand().command(for: header)
+        }
+    }
+
     @Test func multilineCommandsBreakBeforeEachOption() throws {
         let request = BackendRequest(method: "GET", url: "https://x/", headers: [HTTPHeader(name: "A", value: "1")])
         #expect(try CurlCommand().command(for: request) == "curl 'https://x/' \\\n  -H 'A: 1'")
@@ -68,6 +82,19 @@ import Testing
         0000: 47 45 54 20 2f 20 48 54 54 50 2f 31 2e 31 0d 0a GET / HTTP/1.1..
         0010: 0d 0a                                           ..
         """
+
+    @Test(arguments: [1, 7, 75, 4096])
+    func aTraceReadInPiecesGivesTheSameExchanges(_ pieceSize: Int) {
+        let bytes = Array(Self.trace.utf8)
+        var reader = CurlTrace.Reader()
+        for start in stride(from: 0, to: bytes.count, by: pieceSize) {
+            reader.consume(bytes[start..<min(start + pieceSize, bytes.count)])
+        }
+        let pieces = reader.finish()
+        let whole = CurlTrace(bytes)
+        #expect(pieces.exchanges == whole.exchanges && pieces.unanswered == whole.unanswered)
+        #expect(whole.exchanges.count == 1)
+    }
 
     @Test func aTraceBecomesExchangesWithBytesAndTiming() throws {
         let trace = CurlTrace(Array(Self.trace.utf8))

@@ -159,6 +159,40 @@ import Testing
         #expect(try store.responses(ResponseQuery()).map(\.id) == batch.reversed())
     }
 
+    @Test func largeBodiesWrittenThroughBlobIOReadBackExactly() throws {
+        var generator = SystemRandomNumberGenerator()
+        let requestBody = (0..<(SessionStore.streamedBodyBytes + 3)).map { _ in
+            UInt8.random(in: 0...255, using: &generator)
+        }
+        let responseBody = (0..<(2 * SessionStore.streamedBodyBytes)).map { _ in
+            UInt8.random(in: 0...255, using: &generator)
+        }
+        var response = StoreSamples.response(body: responseBody)
+        response.request.body = requestBody
+        var small = StoreSamples.response(body: responseBody)
+        small.request.body = [1, 2, 3]
+        let ids = try store.record([response, small], session: nil)
+        let read = try #require(try store.response(id: ids[0]))
+        #expect(read.request.body == requestBody && read.body == responseBody)
+        let readSmall = try #require(try store.response(id: ids[1]))
+        #expect(readSmall.request.body == [1, 2, 3] && readSmall.body == responseBody)
+    }
+
+    @Test func oneResponseLargerThanTheByteCapIsRefusedWithItsBatch() throws {
+        store.retention = RetentionPolicy(maxCount: nil, maxBytes: 5_000)
+        let kept = try store.record(StoreSamples.response(), session: nil)
+        let big = StoreSamples.response(
+            url: "https://user:pw@api.example.com/up?access_token=t0k3n-secret",
+            body: [UInt8](repeating: 7, count: 6_000))
+        #expect {
+            try store.record([StoreSamples.response(), big], session: nil)
+        } throws: { error in
+            guard case .recordTooLarge(let request, let bytes, let limit) = error as? StoreError else { return false }
+            return request == "POST https://api.example.com/up" && bytes > 6_000 && limit == 5_000
+        }
+        #expect(try store.responses(ResponseQuery()).map(\.id) == [kept], "nothing of the batch was recorded")
+    }
+
     @Test func removedAndDroppedResponsesKeepTheTotalsRight() throws {
         store.retention = RetentionPolicy(maxCount: 4, maxBytes: nil)
         try recordMixedLog()

@@ -137,5 +137,6 @@ func caseName(_ error: StoreError) -> String {
     case .incompatible: return "incompatible"
     case .untrusted: return "untrusted"
     case .invalidResponse: return "invalidResponse"
+    case .recordTooLarge: return "recordTooLarge"
     }
 }

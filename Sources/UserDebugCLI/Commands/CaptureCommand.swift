@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 import UserDebugKit
 
 #if canImport(Glibc)
@@ -57,7 +58,10 @@ enum CaptureCommand {
         let status = try CurlProcess.run(
             executable, arguments: userArguments + ["--trace", tracePath, "--trace-time"],
             environment: invocation.environment)
-        let trace = CurlTrace(ExportFiles.read(tracePath) ?? [])
+        let trace = readTrace(tracePath)
+        // The trace holds the whole exchange in hex: gone before anything else can go wrong.
+        unlink(tracePath)
+        if let signal = CurlProcess.terminatedBy { throw PassThroughExit(status: 128 + signal) }
         let tags = invocation.arguments.all("tag")
         let responses = trace.exchanges.map { exchange in
             BackendResponse(
@@ -66,6 +70,7 @@ enum CaptureCommand {
                 durationMs: (exchange.duration * 1000 * 1000).rounded() / 1000, tags: tags)
         }
         do {
+            try refuseControlCharacters(responses, invocation: invocation, session: session)
             // A request target that makes no http(s) URL (curl --request-target '-K/x') is not
             // recorded: the URL would end up in curl commands and templates.
             for (index, response) in responses.enumerated() {
@@ -90,6 +95,41 @@ enum CaptureCommand {
             invocation.diagnostics.notice("not recorded: \(ErrorReport.classify(error).1)")
         }
         if status != 0 { throw PassThroughExit(status: status) }
+    }
+
+    /// The trace file read a megabyte at a time (it is five times the size of what went over
+    /// the wire); an unreadable file reads as an empty trace, as curl may not have written one.
+    static func readTrace(_ path: String) -> CurlTrace {
+        var reader = CurlTrace.Reader()
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return reader.finish() }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            reader.consume(buffer[..<count])
+        }
+        return reader.finish()
+    }
+
+    /// Refuses the whole capture (exit 65) when a header curl sent or received holds a control
+    /// character (`HeaderField`), naming the exchange by its redacted URL and the header.
+    static func refuseControlCharacters(_ responses: [BackendResponse], invocation: Invocation, session: Session)
+        throws
+    {
+        for (index, response) in responses.enumerated() {
+            let problem =
+                HeaderField.problem(in: response.request.headers).map { "request " + $0 }
+                ?? HeaderField.problem(in: response.headers).map { "response " + $0 }
+            guard let problem else { continue }
+            let url = try invocation.redactor(for: session)?.redactURL(response.request.url) ?? response.request.url
+            throw CommandError(
+                .dataError,
+                "not recorded: exchange \(index + 1) of \(responses.count) (\(response.request.method) \(url)): \(problem)"
+            )
+        }
     }
 
     /// `-v` alone or in a bundle of short flags (`-sv`), or one of the long options.
@@ -119,7 +159,24 @@ struct PassThroughExit: Error, Sendable {
 /// Runs curl for `capture` as a shell would: same stdin, stdout and stderr, default signal
 /// dispositions, and the caller waiting with SIGINT and SIGQUIT ignored (as `system(3)` does) so
 /// that Ctrl-C stops curl and still lets us record what it got and return its status.
+///
+/// SIGTERM and SIGHUP (a session ending, `kill`, a service manager) are caught while curl runs and
+/// passed on to curl, so curl does not outlive us and we get to delete the trace file; the
+/// capture then records nothing and exits 128 + the signal. curl stays in our process group
+/// (a terminal's Ctrl-C must reach it), and starts nothing of its own, so the signal goes to its
+/// pid.
 enum CurlProcess {
+    /// The signal that asked us to stop while curl ran, or nil.
+    static var terminatedBy: Int32? {
+        let signal = received.load(ordering: .relaxed)
+        return signal == 0 ? nil : signal
+    }
+
+    /// Set from the signal handler: the last terminating signal, and curl's pid to pass it to.
+    private static let received = Atomic<Int32>(0)
+    private static let child = Atomic<Int32>(0)
+    private static let forwarded: [Int32] = [SIGTERM, SIGHUP]
+
     /// Runs `executable ARGS` and returns its exit status, or 128 + the signal that ended it
     /// (what a shell's `$?` says).
     static func run(_ executable: String, arguments: [String], environment: [String: String]) throws(CommandError)
@@ -128,23 +185,48 @@ enum CurlProcess {
         // The CLI ignores SIGPIPE for its own checked writes; curl must get the default back, and
         // so must SIGINT/SIGQUIT, which we ignore below while waiting.
         var options = ChildProcess.Options()
-        options.defaultSignals = .only([SIGPIPE, SIGINT, SIGQUIT])
         let oldInterrupt = signal(SIGINT, SIG_IGN)
         let oldQuit = signal(SIGQUIT, SIG_IGN)
+        // Touched before the handler can run: a lazy global's first access is not signal-safe.
+        _ = received.load(ordering: .relaxed) + child.load(ordering: .relaxed)
+        // A signal ignored by whoever started us (`nohup`) stays ignored, for curl too.
+        let oldHandlers = forwarded.map { number in
+            let old = signal(number, passOn)
+            if isIgnored(old) { signal(number, SIG_IGN) }
+            return old
+        }
+        let caught = zip(forwarded, oldHandlers).filter { !isIgnored($0.1) }.map(\.0)
+        options.defaultSignals = .only([SIGPIPE, SIGINT, SIGQUIT] + caught)
         defer {
             signal(SIGINT, oldInterrupt)
             signal(SIGQUIT, oldQuit)
+            for (number, old) in zip(forwarded, oldHandlers) { signal(number, old) }
+            child.store(0, ordering: .relaxed)
         }
-        let child: ChildProcess
+        let spawned: ChildProcess
         do throws(SystemError) {
-            child = try ChildProcess.spawn([executable] + arguments, environment: environment, options: options)
+            spawned = try ChildProcess.spawn([executable] + arguments, environment: environment, options: options)
         } catch {
             throw CommandError(.unavailable, "cannot run \(executable): \(error)")
         }
+        child.store(spawned.pid, ordering: .relaxed)
+        // A signal that came between installing the handler and knowing the pid.
+        if let signal = terminatedBy { kill(spawned.pid, signal) }
         do throws(SystemError) {
-            return try child.wait().shellStatus
+            return try spawned.wait().shellStatus
         } catch {
             throw CommandError(.ioError, "waiting for \(executable): \(error)")
         }
+    }
+
+    private static func isIgnored(_ handler: __sighandler_t?) -> Bool {
+        unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+    }
+
+    /// The handler: only async-signal-safe work (atomic stores and loads, kill).
+    private static let passOn: @convention(c) (Int32) -> Void = { number in
+        received.store(number, ordering: .relaxed)
+        let pid = child.load(ordering: .relaxed)
+        if pid > 0 { kill(pid, number) }
     }
 }

@@ -24,8 +24,7 @@ enum MenuCommand {
             try session.display()
             try session.resolveDeferred()
             let renderer = MenuRenderer(
-                session: session.context.session,
-                knownSecret: invocation.arguments.has("reveal") ? nil : session.context.session.token)
+                session: session.context.session, revealed: invocation.arguments.has("reveal"))
             let payload =
                 invocation.arguments.has("json")
                 ? Payload(text: renderer.json(session.elements), kind: .json)

@@ -5,7 +5,9 @@ import UserDebugKit
 /// subtitle, and the session's token is replaced wherever it would appear.
 struct MenuRenderer {
     let session: Session
-    let knownSecret: String?
+    /// `--reveal`: titles and subtitles are shown as they are.
+    let revealed: Bool
+    private var knownSecret: String? { revealed ? nil : session.token }
 
     /// `{"title", "session", "user", "elements": [...]}`; see `element(_:)` for an element.
     func json(_ elements: [MenuElement]) -> String {
@@ -13,7 +15,7 @@ struct MenuRenderer {
             JSONObject([
                 .init(key: "title", value: .string("Debug menu")),
                 .init(key: "session", value: .string(session.name)),
-                .init(key: "user", value: .string(session.user.identifier)),
+                .init(key: "user", value: .string(clean(session.user.identifier))),
                 .init(key: "elements", value: .array(elements.map(element))),
             ]))
         return JSONWriter(indent: 2).string(document)
@@ -86,7 +88,7 @@ struct MenuRenderer {
         }
         walk(elements, depth: 0)
         let width = rows.map(\.label.count).max() ?? 0
-        var text = "Debug menu — session \(session.name), user \(session.user.identifier)\n"
+        var text = "Debug menu — session \(session.name), user \(clean(session.user.identifier))\n"
         for row in rows {
             text += "  " + row.label + String(repeating: " ", count: width - row.label.count + 2) + row.title + "\n"
         }
@@ -98,10 +100,12 @@ struct MenuRenderer {
         return clean(subtitle)
     }
 
-    /// One line, with the session's token replaced: a subtitle from a backend answer could hold it.
+    /// One line, with the session's token and JWT-shaped values replaced (unless `--reveal`): a
+    /// title or subtitle from a backend answer could hold either.
     private func clean(_ text: String) -> String {
         var line = String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+        guard !revealed else { return line }
         if let knownSecret, !knownSecret.isEmpty { line = line.replacing(knownSecret, with: "[redacted]") }
-        return line
+        return SecretPayloads.redacted(line, token: knownSecret)
     }
 }

@@ -48,6 +48,9 @@ enum ActionRun {
         try session.perform(id) { payload in
             try OutputRouter(invocation: invocation).deliver(payload)
         }
+        if session.elements.action(id: id)?.needsReveal == true, !invocation.arguments.has("reveal") {
+            invocation.diagnostics.notice("\(id) is a secret: wrote the placeholder; --reveal gives the value")
+        }
     }
 }
 
@@ -55,14 +58,18 @@ enum ActionRun {
 enum MenuSources {
     static let traceOption = OptionSpec.flag("trace", "Print the menu's lifecycle events on stderr.")
 
-    /// The session from `--session` or the current one; the redactor and responses are reached
-    /// only when an action asks.
+    /// The session from `--session` or the current one; the redactors (the config's policy) and
+    /// responses are reached only when an action asks.
     static func context(_ invocation: Invocation) throws -> ActionContext {
         let session = try invocation.session(fromCopy: true)
         return ActionContext(
             session: session,
             environment: invocation.environment,
             redactor: { try invocation.redactor(for: session) },
+            classifier: {
+                let secrets = [session.token].compactMap { $0 }.filter { !$0.isEmpty }
+                return Redactor(policy: try invocation.config().redactionPolicy, knownSecrets: secrets)
+            },
             responses: { selector in try invocation.storeForReading().response(selector) }
         )
     }

@@ -8,19 +8,24 @@ public struct ActionContext: Sendable {
     /// The process environment handed to action commands (PATH, DISPLAY, …).
     public var environment: [String: String]
     private let makeRedactor: @Sendable () throws -> Redactor?
+    private let makeClassifier: (@Sendable () throws -> Redactor)?
     private let findResponse: @Sendable (ResponseSelector) throws -> BackendResponse?
 
     /// A context. `redactor` returns nil when secrets are to be shown (`--reveal`);
-    /// `responses` returns the response a selector means, or nil when none matches.
+    /// `responses` returns the response a selector means, or nil when none matches;
+    /// `classifier` returns the redactor that tells secrets apart even under `--reveal` (nil: the
+    /// default policy and the session's token).
     public init(
         session: Session,
         environment: [String: String] = [:],
         redactor: @escaping @Sendable () throws -> Redactor?,
+        classifier: (@Sendable () throws -> Redactor)? = nil,
         responses: @escaping @Sendable (ResponseSelector) throws -> BackendResponse?
     ) {
         self.session = session
         self.environment = environment
         self.makeRedactor = redactor
+        self.makeClassifier = classifier
         self.findResponse = responses
     }
 
@@ -38,6 +43,7 @@ public struct ActionContext: Sendable {
             session: session,
             environment: environment,
             redactor: { reveal ? nil : Redactor(policy: policy, knownSecrets: secrets) },
+            classifier: { Redactor(policy: policy, knownSecrets: secrets) },
             responses: { selector in
                 switch selector {
                 case .id(let id): return responses.first { $0.id == id }
@@ -49,6 +55,14 @@ public struct ActionContext: Sendable {
 
     /// The redactor for output, or nil when secrets are to be shown.
     public func redactor() throws -> Redactor? { try makeRedactor() }
+
+    /// The redactor that says what is secret whatever `--reveal` says: a revealed payload that it
+    /// would change is marked secret, and error messages (which are never revealed) go through it.
+    public func secretsRedactor() throws -> Redactor {
+        if let makeClassifier { return try makeClassifier() }
+        let secrets = [session.token].compactMap { $0 }.filter { !$0.isEmpty }
+        return try makeRedactor() ?? Redactor(knownSecrets: secrets)
+    }
 
     /// The response `selector` means; a `.newest` query is limited to this session.
     public func response(_ selector: ResponseSelector) throws -> BackendResponse? {

@@ -101,7 +101,9 @@ public struct BackendProvider: DebugActionProvider {
                 throw ActionError.outputTooLarge(command: settings.curl, limit: ProcessRunner(timeout: 0).outputLimit)
             }
         }
-        if let failure = ActionError.failure(of: settings.curl, result) { throw failure }
+        if let failure = ActionError.failure(of: settings.curl, result, token: session.token, redactor: nil) {
+            throw failure
+        }
         // `-w "\n%{http_code}"` appends a newline and three digits after the body.
         let out = result.stdout
         guard out.count >= 4, out[out.count - 4] == 0x0A,
@@ -126,7 +128,7 @@ public struct BackendProvider: DebugActionProvider {
                 })
         ]
         guard let object = json?.objectValue else { return elements }
-        let policy = try context.redactor()?.policy ?? .default
+        let policy = try context.secretsRedactor().policy
         var used: Set<String> = []
         for member in object.members.prefix(maxFieldActions) {
             let key = member.key.lowercased()
@@ -135,12 +137,16 @@ public struct BackendProvider: DebugActionProvider {
             guard let value = member.value.scalarText, ConfigAction.isWellFormed(key), used.insert(key).inserted else {
                 continue
             }
-            let secret = policy.isSensitiveField(member.key)
+            // Named like a secret, or holding the token or a JWT under any name: the answer is
+            // data, so its secrets come out only with --reveal, and never as a subtitle.
+            let secret =
+                policy.isSensitiveField(member.key)
+                || SecretPayloads.looksSecret(Array(value.utf8), token: context.session.token)
             elements.append(
                 .action(
                     DebugAction(
                         id: "backend.field.\(key)", title: "Copy \(member.key)",
-                        subtitle: secret ? nil : value, isSecret: secret
+                        subtitle: secret ? nil : value, needsReveal: secret
                     ) { _ in Payload(text: value) }))
         }
         return elements

@@ -48,7 +48,7 @@ public struct ConfigActionProvider: DebugActionProvider {
                 throw ActionError.outputTooLarge(command: argv[0], limit: ProcessRunner(timeout: 0).outputLimit)
             }
         }
-        if let failure = ActionError.failure(of: argv[0], result) { throw failure }
+        if let failure = ActionError.failure(of: argv[0], result, in: context) { throw failure }
         let isText = String(validating: result.stdout, as: UTF8.self) != nil
         return Payload(bytes: result.stdout, kind: isText ? .text : .binary, isSecret: action.isSecret)
     }

@@ -15,33 +15,43 @@ public struct DebugAction: Sendable {
     public var keyHint: String?
     /// Whether the payload is a secret (marked for clipboard managers, cleared after a timeout).
     public var isSecret: Bool
+    /// Whether the secret comes out only with `--reveal`: without it the action produces the
+    /// placeholder and `produce` does not run. For secrets found in data (a backend field named
+    /// like one); `copy-token` and a config action marked secret are asked for by name instead.
+    public var needsReveal: Bool
     /// Produces the payload. Runs only when the action is performed, so building a menu never
     /// reads a response body or runs a command.
     public var produce: @Sendable (ActionContext) throws -> Payload
 
-    /// An action. A secret action's payload is always marked secret, whatever `produce` says.
+    /// An action. A secret action's payload is always marked secret, whatever `produce` says;
+    /// `needsReveal` makes it one that only `--reveal` shows.
     public init(
         id: String,
         title: String,
         subtitle: String? = nil,
         keyHint: String? = nil,
         isSecret: Bool = false,
+        needsReveal: Bool = false,
         produce: @escaping @Sendable (ActionContext) throws -> Payload
     ) {
         self.id = id
         self.title = title
         self.subtitle = subtitle
         self.keyHint = keyHint
-        self.isSecret = isSecret
+        self.isSecret = isSecret || needsReveal
+        self.needsReveal = needsReveal
         self.produce = produce
     }
 
-    /// What `produce` returns for `context`, marked secret when the action is; its errors
-    /// (usually `ActionError`) pass through.
+    /// What `produce` returns for `context`, marked secret when the action is, then settled by
+    /// `SecretPayloads` (an undeclared secret in it is redacted, or marked under `--reveal`); the
+    /// placeholder for a `needsReveal` action without `--reveal`. Its errors (usually
+    /// `ActionError`) pass through.
     public func perform(in context: ActionContext) throws -> Payload {
+        if needsReveal, try context.redactor() != nil { return Payload(text: Redacted.placeholder) }
         var payload = try produce(context)
         if isSecret { payload.isSecret = true }
-        return payload
+        return try SecretPayloads.settle(payload, in: context)
     }
 }
 
@@ -87,13 +97,34 @@ public enum ActionError: Error, Sendable, Equatable, CustomStringConvertible {
 
 extension ActionError {
     /// What a command's ending means for its action: nil for exit status 0, else the failure,
-    /// with the last line the command wrote to stderr.
-    static func failure(of command: String, _ result: ProcessRunner.Result) -> ActionError? {
-        let lastLine = String(decoding: result.stderr, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+    /// with the last line the command wrote to stderr, redacted as `SecretPayloads` redacts a
+    /// diagnostic, the values of the user's secret fields hidden too (a command that echoes its
+    /// stdin, a template with the token, would otherwise put them in the message and `--trace`).
+    static func failure(of command: String, _ result: ProcessRunner.Result, in context: ActionContext) -> ActionError? {
+        guard result.termination != .exited(0) else { return nil }
+        var redactor = try? context.secretsRedactor()
+        if let policy = redactor?.policy {
+            for member in context.session.user.fields.members where policy.isSensitiveField(member.key) {
+                if let text = member.value.scalarText { redactor?.knownSecrets.append(text) }
+            }
+        }
+        return failure(of: command, result, token: context.session.token, redactor: redactor)
+    }
+
+    /// `failure(of:_:in:)` with the session's `token` and the `redactor` given (nil: one that
+    /// knows only the token).
+    static func failure(of command: String, _ result: ProcessRunner.Result, token: String?, redactor: Redactor?)
+        -> ActionError?
+    {
+        func lastLine() -> String {
+            let line = String(decoding: result.stderr, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+            let redactor = redactor ?? Redactor(knownSecrets: [token].compactMap { $0 })
+            return SecretPayloads.redactedDiagnostic(line, redactor: redactor, token: token)
+        }
         switch result.termination {
         case .exited(0): return nil
-        case .exited(let status): return .commandFailed(command: command, status: status, stderr: lastLine)
-        case .signalled(let signal): return .commandKilled(command: command, signal: signal, stderr: lastLine)
+        case .exited(let status): return .commandFailed(command: command, status: status, stderr: lastLine())
+        case .signalled(let signal): return .commandKilled(command: command, signal: signal, stderr: lastLine())
         }
     }
 }

@@ -53,7 +53,12 @@ public struct ResponseLogProvider: DebugActionProvider {
             guard let response = try context.response(selector) else {
                 throw ActionError.missing(selector.notFoundMessage(session: context.session.name))
             }
-            return BuiltinPayloads.response(response, part: part, redactor: try context.redactor())
+            let redactor = try context.redactor()
+            var payload = BuiltinPayloads.response(response, part: part, redactor: redactor)
+            // Revealed, the record is a secret when redaction would have changed any part of it
+            // (a cookie, a secret header or member), not only where the token is.
+            if redactor == nil, try context.secretsRedactor().redact(response) != response { payload.isSecret = true }
+            return payload
         }
     }
 }

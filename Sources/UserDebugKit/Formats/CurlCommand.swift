@@ -1,7 +1,9 @@
 /// A recorded request as a POSIX shell command line that runs curl, safe by construction: every
 /// word that comes from the record is single-quoted, with `'` written as `'\''`, which means the
 /// same in bash, dash, zsh and ksh (no `$'…'`, no backslash escapes, nothing that history
-/// expansion or a locale can change).
+/// expansion or a locale can change). It holds no control character but newline and tab: pasted
+/// into an interactive shell, a ^C would end the line and a CR or DEL edit it, so that what
+/// follows in a quoted value would run as a command of its own.
 ///
 /// What it writes, and why:
 /// - the method only when curl would not pick it itself: `GET` without a body and `POST` with one
@@ -10,10 +12,15 @@
 ///   for "send it empty"; `Name:` would remove the header). `Host`, `Content-Length`,
 ///   `Transfer-Encoding`, `Connection` and HTTP/2 pseudo-headers (`:authority`) are left to curl,
 ///   which computes them for the connection it makes;
-/// - a text body (valid UTF-8 without NUL) as `--data-raw '…'`, byte for byte (newlines, tabs and
-///   `@` included: `--data-raw` reads no files and strips nothing);
-/// - a binary body as `--data-binary @FILE`: a NUL byte cannot be part of a shell argument, so
-///   the caller writes the bytes to a file and passes its path;
+/// - a text body (valid UTF-8 without control characters other than newline and tab) as
+///   `--data-raw '…'`, byte for byte (newlines, tabs and `@` included: `--data-raw` reads no
+///   files and strips nothing);
+/// - any other body as `--data-binary @FILE`: a NUL byte cannot be part of a shell argument and
+///   other controls must not be pasted, so the caller writes the bytes to a file and passes its
+///   path;
+/// - a URL's control characters percent-encoded (a URL cannot hold them; curl refuses them);
+///   a header or method holding one is refused (`CurlCommandError.controlCharacter`), since
+///   no spelling of it is both safe and the same request;
 /// - `-H 'Content-Type:'` when the record has a body but no `Content-Type`, so curl does not add
 ///   its own `application/x-www-form-urlencoded`;
 /// - `-g` when the URL holds `[ ] { }`, which curl would otherwise read as a glob pattern.
@@ -53,15 +60,29 @@ public struct CurlCommand: Sendable {
         name.hasPrefix(":") || connectionHeaders.contains(name.lowercased())
     }
 
-    /// Whether `body` has to go through a file: not UTF-8, or holding a NUL byte.
+    /// Whether `body` has to go through a file: not UTF-8, or holding a control character other
+    /// than newline and tab (C0, DEL or C1: NUL cannot be in an argument, the rest must not be
+    /// pasted into a terminal).
     public static func needsFile(_ body: [UInt8]) -> Bool {
-        body.contains(0) || String(validating: body, as: UTF8.self) == nil
+        guard let text = String(validating: body, as: UTF8.self) else { return true }
+        return text.unicodeScalars.contains { isPasteUnsafe($0) }
+    }
+
+    /// A control character that a pasted command must not hold: C0 but newline and tab, DEL, C1.
+    static func isPasteUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\n" && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// The command line for `request`.
-    /// - Throws: `CurlCommandError.binaryBodyNeedsFile` when the body is binary and no
-    ///   `binaryBodyPath` was given.
+    /// - Throws: `CurlCommandError.binaryBodyNeedsFile` when the body needs a file and no
+    ///   `binaryBodyPath` was given; `.controlCharacter` for a method or header holding one.
     public func command(for request: BackendRequest) throws(CurlCommandError) -> String {
+        if CurlCommand.holdsControl(request.method) { throw .controlCharacter(in: "method") }
+        for header in request.headers where !CurlCommand.isComputed(header.name) {
+            if CurlCommand.holdsControl(header.name) || CurlCommand.holdsControl(header.value) {
+                throw .controlCharacter(in: "header \(CurlCommand.printable(header.name))")
+            }
+        }
         if requestOnStandardInput { return try configCommand(for: request) }
         var words: [String] = ["curl"]
         let hasBody = !request.body.isEmpty
@@ -73,11 +94,12 @@ public struct CurlCommand: Sendable {
         default:
             words += ["-X", CurlCommand.quoted(request.method)]
         }
-        if request.url.contains(where: { "[]{}".contains($0) }) { words.append("-g") }
-        if request.url.hasPrefix("-") {
-            words += ["--url", CurlCommand.quoted(request.url)]
+        let url = CurlCommand.encodingControls(request.url)
+        if url.contains(where: { "[]{}".contains($0) }) { words.append("-g") }
+        if url.hasPrefix("-") {
+            words += ["--url", CurlCommand.quoted(url)]
         } else {
-            words.append(CurlCommand.quoted(request.url))
+            words.append(CurlCommand.quoted(url))
         }
         var hasContentType = false
         for header in request.headers where !CurlCommand.isComputed(header.name) {
@@ -111,7 +133,7 @@ public struct CurlCommand: Sendable {
             lines.append("request = " + Self.configQuoted(request.method))
         }
         if request.url.contains(where: { "[]{}".contains($0) }) { lines.append("globoff") }
-        lines.append("url = " + Self.configQuoted(request.url))
+        lines.append("url = " + Self.configQuoted(CurlCommand.encodingControls(request.url)))
         var hasContentType = false
         for header in request.headers where !CurlCommand.isComputed(header.name) {
             if header.name.lowercased() == "content-type" { hasContentType = true }
@@ -152,6 +174,45 @@ public struct CurlCommand: Sendable {
         return out + "\""
     }
 
+    /// Whether `text` holds a control character a header or method may not have: what
+    /// `HeaderField` refuses at record (C0 but tab, DEL).
+    static func holdsControl(_ text: String) -> Bool {
+        HeaderField.forbidden(in: text, allowingTab: true) != nil
+    }
+
+    /// `text` with its control characters as `\u{3}`, for a message.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// The URL with each control character's UTF-8 bytes percent-encoded; the same string when
+    /// it has none.
+    static func encodingControls(_ url: String) -> String {
+        guard url.unicodeScalars.contains(where: { $0 == "\t" || $0 == "\n" || isPasteUnsafe($0) }) else { return url }
+        let hex = Array("0123456789ABCDEF".unicodeScalars)
+        var out = ""
+        for scalar in url.unicodeScalars {
+            guard scalar == "\t" || scalar == "\n" || isPasteUnsafe(scalar) else {
+                out.unicodeScalars.append(scalar)
+                continue
+            }
+            for byte in String(scalar).utf8 {
+                out += "%"
+                out.unicodeScalars.append(hex[Int(byte >> 4)])
+                out.unicodeScalars.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return out
+    }
+
     /// Flags and their values stay on one line; each flag starts a new line when multiline.
     private func join(_ words: [String]) -> String {
         guard multiline else { return words.joined(separator: " ") }
@@ -182,14 +243,23 @@ public struct CurlCommand: Sendable {
 
 /// Why a curl command could not be written.
 public enum CurlCommandError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The body is binary (NUL bytes or not UTF-8) and no file was given for it.
+    /// The body is binary (NUL bytes or not UTF-8) or holds control characters, and no file was
+    /// given for it.
     case binaryBodyNeedsFile
+    /// The method or a header (`in` names which) holds a control character: RFC 9110 forbids it,
+    /// a header holding one injects headers of its own, and a pasted command would run what
+    /// follows it. Records are checked when they come in; this one came in before, or from
+    /// another program.
+    case controlCharacter(in: String)
 
     /// A sentence for the user.
     public var description: String {
         switch self {
         case .binaryBodyNeedsFile:
             return "the request body is binary; it has to be written to a file for --data-binary @FILE"
+        case .controlCharacter(let place):
+            return
+                "the recorded request's \(place) holds a control character, which no curl command may carry (RFC 9110 forbids it in headers, and pasted into a shell it would end the line); record the request again"
         }
     }
 }

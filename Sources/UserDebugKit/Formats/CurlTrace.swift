@@ -30,7 +30,7 @@ public struct CurlTrace: Sendable {
     /// Requests that got no response, for the report.
     public var unanswered: Int
 
-    private struct Pending {
+    struct Pending {
         var requestHead: [UInt8] = []
         var requestBody: [UInt8] = []
         var responseHead: [UInt8] = []
@@ -42,74 +42,140 @@ public struct CurlTrace: Sendable {
 
     /// Parses a trace file's bytes. Lines it does not know are ignored (a newer curl may add some).
     public init(_ trace: [UInt8]) {
-        var pending: [Pending] = []
-        var current: Pending?
-        var tls = false
-        var firstTime: Double?
-        var target: WritableKeyPath<Pending, [UInt8]>?
-        var now: Double = 0
-        for rawLine in trace.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
-            let line = Array(rawLine)
-            if let (time, event) = CurlTrace.event(line) {
-                now = time
-                if firstTime == nil { firstTime = time }
-                target = nil
-                if event.starts(with: Array("== Info: Connected to".utf8)) {
-                    tls = false
-                } else if event.starts(with: Array("== Info: SSL connection".utf8)) {
-                    tls = true
-                } else if event.starts(with: Array("=> Send header".utf8)) {
-                    if current == nil || !current!.responseHead.isEmpty {
-                        if let done = current { pending.append(done) }
-                        current = Pending(tls: tls, start: time, end: time)
-                    }
-                    target = \.requestHead
-                } else if event.starts(with: Array("=> Send data".utf8)) {
-                    target = \.requestBody
-                } else if event.starts(with: Array("<= Recv header".utf8)) {
-                    target = \.responseHead
-                } else if event.starts(with: Array("<= Recv data".utf8)) {
-                    target = \.responseBody
+        var reader = Reader()
+        reader.consume(trace[...])
+        self = reader.finish()
+    }
+
+    init(exchanges: [Exchange], unanswered: Int) {
+        self.exchanges = exchanges
+        self.unanswered = unanswered
+    }
+
+    /// Reads a trace in pieces of any size, as they come from the file, so that only the
+    /// decoded bytes are held: the trace itself is about five times larger than what went over
+    /// the wire (16 bytes per 75-byte hex line), and reading it whole made a capture of a 100 MB
+    /// body peak at 840 MB.
+    public struct Reader: Sendable {
+        private var pending: [Pending] = []
+        private var current: Pending?
+        private var tls = false
+        private var firstTime: Double?
+        private var target: Part?
+        private var now: Double = 0
+        /// The start of a line whose end has not come yet.
+        private var partial: [UInt8] = []
+
+        /// Which bytes of the current exchange a dump line belongs to.
+        private enum Part { case requestHead, requestBody, responseHead, responseBody }
+
+        /// A reader at the start of a trace.
+        public init() {}
+
+        /// Reads the next piece of the trace; a line may span pieces.
+        public mutating func consume(_ piece: ArraySlice<UInt8>) {
+            var start = piece.startIndex
+            while let newline = piece[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                if partial.isEmpty {
+                    line(piece[start..<newline])
+                } else {
+                    partial += piece[start..<newline]
+                    let whole = partial
+                    partial.removeAll(keepingCapacity: true)
+                    line(whole[...])
                 }
-                if target != nil, current != nil { current!.end = time }
-                continue
+                start = newline + 1
             }
-            guard let target, current != nil, let bytes = CurlTrace.hexBytes(line) else { continue }
-            current![keyPath: target] += bytes
-            current!.end = now
+            partial += piece[start...]
         }
-        if let done = current { pending.append(done) }
-        let origin = firstTime ?? 0
-        exchanges = pending.compactMap { CurlTrace.exchange($0, origin: origin) }
-        unanswered = pending.count - exchanges.count
+
+        /// The exchanges of everything read.
+        public mutating func finish() -> CurlTrace {
+            if !partial.isEmpty {
+                let rest = partial
+                partial = []
+                line(rest[...])
+            }
+            if let done = current { pending.append(done) }
+            current = nil
+            let origin = firstTime ?? 0
+            let exchanges = pending.compactMap { CurlTrace.exchange($0, origin: origin) }
+            let count = pending.count
+            pending = []
+            return CurlTrace(exchanges: exchanges, unanswered: count - exchanges.count)
+        }
+
+        private mutating func line(_ line: ArraySlice<UInt8>) {
+            guard !line.isEmpty else { return }
+            if let (time, event) = CurlTrace.event(line) {
+                self.event(event, at: time)
+                return
+            }
+            guard let target, current != nil else { return }
+            let appended: Bool
+            switch target {
+            case .requestHead: appended = CurlTrace.appendHex(line, to: &current!.requestHead)
+            case .requestBody: appended = CurlTrace.appendHex(line, to: &current!.requestBody)
+            case .responseHead: appended = CurlTrace.appendHex(line, to: &current!.responseHead)
+            case .responseBody: appended = CurlTrace.appendHex(line, to: &current!.responseBody)
+            }
+            if appended { current!.end = now }
+        }
+
+        private mutating func event(_ event: ArraySlice<UInt8>, at time: Double) {
+            now = time
+            if firstTime == nil { firstTime = time }
+            target = nil
+            if event.starts(with: "== Info: Connected to".utf8) {
+                tls = false
+            } else if event.starts(with: "== Info: SSL connection".utf8) {
+                tls = true
+            } else if event.starts(with: "=> Send header".utf8) {
+                if current == nil || !current!.responseHead.isEmpty {
+                    if let done = current { pending.append(done) }
+                    current = Pending(tls: tls, start: time, end: time)
+                }
+                target = .requestHead
+            } else if event.starts(with: "=> Send data".utf8) {
+                target = .requestBody
+            } else if event.starts(with: "<= Recv header".utf8) {
+                target = .responseHead
+            } else if event.starts(with: "<= Recv data".utf8) {
+                target = .responseBody
+            }
+            if target != nil, current != nil { current!.end = time }
+        }
     }
 
     /// `HH:MM:SS.ffffff ` then the event text; nil for a hex dump line.
-    private static func event(_ line: [UInt8]) -> (Double, ArraySlice<UInt8>)? {
-        guard line.count > 16, line[2] == UInt8(ascii: ":"), line[5] == UInt8(ascii: ":"), line[8] == UInt8(ascii: "."),
-            line[15] == UInt8(ascii: " ")
+    private static func event(_ line: ArraySlice<UInt8>) -> (Double, ArraySlice<UInt8>)? {
+        let base = line.startIndex
+        guard line.count > 16, line[base + 2] == UInt8(ascii: ":"), line[base + 5] == UInt8(ascii: ":"),
+            line[base + 8] == UInt8(ascii: "."), line[base + 15] == UInt8(ascii: " ")
         else { return nil }
-        func number(_ range: Range<Int>) -> Double? { Double(String(decoding: line[range], as: UTF8.self)) }
+        func number(_ range: Range<Int>) -> Double? {
+            Double(String(decoding: line[(base + range.lowerBound)..<(base + range.upperBound)], as: UTF8.self))
+        }
         guard let hours = number(0..<2), let minutes = number(3..<5), let seconds = number(6..<15) else { return nil }
-        return (hours * 3600 + minutes * 60 + seconds, line[16...])
+        return (hours * 3600 + minutes * 60 + seconds, line[(base + 16)...])
     }
 
-    /// The bytes of a dump line `0000: 50 4f 53 54 …  POST`: 16 columns of `hh ` (blank-padded
-    /// on the last line), then the printable rendering, which is ignored.
-    private static func hexBytes(_ line: [UInt8]) -> [UInt8]? {
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon >= 4, colon + 1 < line.count,
-            line[..<colon].allSatisfy({ hexDigitValue($0) != nil })
-        else { return nil }
-        var bytes: [UInt8] = []
+    /// Appends the bytes of a dump line `0000: 50 4f 53 54 …  POST` to `bytes`: 16 columns of
+    /// `hh ` (blank-padded on the last line), then the printable rendering, which is ignored.
+    /// A line that is not a dump line adds nothing and returns false.
+    private static func appendHex(_ line: ArraySlice<UInt8>, to bytes: inout [UInt8]) -> Bool {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon - line.startIndex >= 4,
+            colon + 1 < line.endIndex, line[..<colon].allSatisfy({ hexDigitValue($0) != nil })
+        else { return false }
         var index = colon + 2
         for _ in 0..<16 {
-            guard index + 1 < line.count, let high = hexDigitValue(line[index]),
+            guard index + 1 < line.endIndex, let high = hexDigitValue(line[index]),
                 let low = hexDigitValue(line[index + 1])
             else { break }
             bytes.append(high << 4 | low)
             index += 3
         }
-        return bytes
+        return true
     }
 
     private static func exchange(_ pending: Pending, origin: Double) -> Exchange? {

@@ -15,8 +15,9 @@ import FoundationEssentials
 /// as `{"base64": "…"}` otherwise, and as `""` when empty (always present, so `.response.body`
 /// never needs a null check). On input, headers may also be an object (`{"Accept": "*/*"}`),
 /// bodies may be absent or null, and `id`, `session`, `tags`, `startedAt`, `durationMs` are optional.
-/// A header value holding line breaks (as some HAR exporters join repeated `Set-Cookie` lines)
-/// is split into one header per line.
+/// A header value holding line feeds (as some HAR exporters join repeated `Set-Cookie` lines)
+/// is split into one header per line; any other control character in a header (CR, ^C, ESC,
+/// DEL; tab is allowed in values) refuses the document, naming the header.
 public enum ResponseDocument {
     /// Reads one exchange: our shape, or a HAR entry when it has `startedDateTime`,
     /// `request.httpVersion` or `response.content`.
@@ -169,7 +170,8 @@ public enum ResponseDocument {
         if let object = node.value.objectValue {
             for member in object.members {
                 let valueNode = DocumentNode(member.value, path: DocumentPath.appending(member.key, to: node.path))
-                try appendHeader(name: member.key, value: try valueNode.string(), at: valueNode, to: &headers)
+                try appendHeader(
+                    name: member.key, at: valueNode, value: try valueNode.string(), at: valueNode, to: &headers)
             }
             return headers
         }
@@ -180,20 +182,26 @@ public enum ResponseDocument {
             _ = try element.object()
             let nameNode = try element.requiredMember("name")
             let valueNode = try element.requiredMember("value")
-            try appendHeader(name: try nameNode.string(), value: try valueNode.string(), at: nameNode, to: &headers)
+            try appendHeader(
+                name: try nameNode.string(), at: nameNode, value: try valueNode.string(), at: valueNode, to: &headers)
         }
         return headers
     }
 
-    private static func appendHeader(name: String, value: String, at node: DocumentNode, to headers: inout [HTTPHeader])
-        throws(DocumentError)
-    {
+    /// One header, or one per line of a value that holds line feeds (how HAR exporters join
+    /// repeated `Set-Cookie` lines). Any other control character — a CR included, so a CR LF
+    /// is refused rather than joined — is refused with the header's name (`HeaderField`).
+    private static func appendHeader(
+        name: String, at nameNode: DocumentNode, value: String, at valueNode: DocumentNode,
+        to headers: inout [HTTPHeader]
+    ) throws(DocumentError) {
         guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
-            throw node.error("not an HTTP header name: \(quoted(name))")
+            throw nameNode.error("not an HTTP header name: \(quoted(name))")
         }
-        for line in value.split(separator: "\n", omittingEmptySubsequences: false) {
-            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
-            headers.append(HTTPHeader(name: name, value: String(trimmed)))
+        for line in value.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
+            let text = String(String.UnicodeScalarView(line))
+            if let problem = HeaderField.problem(name: name, value: text) { throw valueNode.error(problem) }
+            headers.append(HTTPHeader(name: name, value: text))
         }
     }
 

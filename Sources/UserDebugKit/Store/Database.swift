@@ -108,6 +108,26 @@ final class Database {
         }
     }
 
+    /// Writes `bytes` into the blob at `table.column` of row `row`, which must already be a blob
+    /// of exactly that length (`zeroblob(N)`), a megabyte at a time: SQLite copies only what it
+    /// writes to its pages, never the whole value.
+    func writeBlob(_ bytes: [UInt8], table: String, column: String, row: Int64) throws(StoreError) {
+        var blob: OpaquePointer?
+        var code = sqlite3_blob_open(handle, "main", table, column, row, 1, &blob)
+        guard code == SQLITE_OK, let blob else { throw error(code, sql: "blob \(table).\(column) of row \(row)") }
+        defer { sqlite3_blob_close(blob) }
+        let chunk = 1 << 20
+        var offset = 0
+        while offset < bytes.count, code == SQLITE_OK {
+            let count = min(chunk, bytes.count - offset)
+            code = bytes.withUnsafeBytes {
+                sqlite3_blob_write(blob, $0.baseAddress! + offset, Int32(count), Int32(offset))
+            }
+            offset += count
+        }
+        guard code == SQLITE_OK else { throw error(code, sql: "blob \(table).\(column) of row \(row)") }
+    }
+
     /// The rowid of the last insert on this connection.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

@@ -2,7 +2,9 @@
 /// any session) are dropped in the same transaction until both hold again.
 ///
 /// The responses being recorded are never dropped by their own record call, so a single batch
-/// larger than the limits stays whole (and the log shrinks back on the next record).
+/// larger than the limits stays whole (and the log shrinks back on the next record). One response
+/// larger than `maxBytes` by itself is refused instead (`StoreError.recordTooLarge`, with its
+/// batch): it would stay past the cap, and the cap is what bounds the store on disk.
 ///
 /// It is also the `retention` section of the config file (`maxResponses` is `maxCount`), so the
 /// defaults below are the product's, written only here.

@@ -15,6 +15,9 @@ extension SessionStore {
     /// This is also the fast way to fill a large store: batches of some thousands of responses
     /// per call (with `retention = .unlimited`) pay one commit per batch, and every insert reuses
     /// the same prepared statements.
+    /// A response larger than `retention.maxBytes` by itself refuses the whole batch
+    /// (`.recordTooLarge`): the cap is what the store may hold, and one record past it would
+    /// stay past it.
     @discardableResult
     public func record(_ responses: [BackendResponse], session: String?) throws(StoreError) -> [Int64] {
         guard !responses.isEmpty else { return [] }
@@ -26,6 +29,14 @@ extension SessionStore {
             }
         }
         let retention = self.retention
+        if let limit = retention.maxBytes {
+            for response in responses {
+                let bytes = StoreCoding.storedBytes(response)
+                if bytes > Int64(limit) {
+                    throw .recordTooLarge(request: Self.describe(response.request), bytes: bytes, limit: limit)
+                }
+            }
+        }
         return try database.writeTransaction { () throws(StoreError) in
             let owner: Int64
             if let session { owner = try sessionID(named: session) } else { owner = try currentSessionID() }
@@ -79,14 +90,37 @@ extension SessionStore {
             try database.scalarInt("SELECT count(*) FROM responses WHERE session_id = ?", [.integer(owner)]) ?? 0)
     }
 
+    /// `POST https://host/path`: the method and the URL up to its query, without userinfo, so a
+    /// message names the request without quoting a secret from it.
+    static func describe(_ request: BackendRequest) -> String {
+        var url = Substring(request.url)
+        if let end = url.firstIndex(where: { $0 == "?" || $0 == "#" }) { url = url[..<end] }
+        if let scheme = url.firstRange(of: "://") {
+            let authorityEnd = url[scheme.upperBound...].firstIndex(of: "/") ?? url.endIndex
+            if let at = url[scheme.upperBound..<authorityEnd].lastIndex(of: "@") {
+                url = url[..<scheme.upperBound] + url[url.index(after: at)...]
+            }
+        }
+        return request.method + " " + url
+    }
+
+    /// Bodies from this size on are inserted as zero blobs and written afterwards through
+    /// SQLite's incremental blob I/O: bound as values, SQLite copies a body twice (the binding,
+    /// then the record it builds), so a capture of a 100 MB body held three of them at once.
+    static let streamedBodyBytes = 1 << 20
+
     private func insert(_ response: BackendResponse, sessionID: Int64) throws(StoreError) -> Int64 {
         let requestHeaders = StoreCoding.encode(response.request.headers)
         let responseHeaders = StoreCoding.encode(response.headers)
+        let streamed = [response.request.body, response.body].map { $0.count >= Self.streamedBodyBytes }
+        func body(_ bytes: [UInt8], streamed: Bool) -> SQLValue {
+            streamed ? .integer(Int64(bytes.count)) : .blob(bytes)
+        }
         try database.run(
             """
             INSERT INTO responses (session_id, status, method, url, started_at_ms, duration_ms, stored_bytes, tags,
                 request_headers, response_headers, request_body, response_body)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(streamed[0] ? "zeroblob(?)" : "?"), \(streamed[1] ? "zeroblob(?)" : "?"))
             """,
             [
                 .integer(sessionID), .integer(Int64(response.status)), .text(response.request.method),
@@ -95,10 +129,14 @@ extension SessionStore {
                 .integer(
                     StoreCoding.storedBytes(response, requestHeaders: requestHeaders, responseHeaders: responseHeaders)),
                 .text(StoreCoding.encode(tags: response.tags)), .text(requestHeaders), .text(responseHeaders),
-                .blob(response.request.body), .blob(response.body),
+                body(response.request.body, streamed: streamed[0]), body(response.body, streamed: streamed[1]),
             ]
         )
         let id = database.lastInsertRowID
+        if streamed[0] {
+            try database.writeBlob(response.request.body, table: "responses", column: "request_body", row: id)
+        }
+        if streamed[1] { try database.writeBlob(response.body, table: "responses", column: "response_body", row: id) }
         for tag in response.tags {
             // OR IGNORE: a tag given twice is one row; the order and repeats stay in `tags`.
             try database.run(

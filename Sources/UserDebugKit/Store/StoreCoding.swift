@@ -55,6 +55,12 @@ enum StoreCoding {
         Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
+    /// The bytes a response counts for `RetentionPolicy.maxBytes`, its headers encoded as stored.
+    static func storedBytes(_ response: BackendResponse) -> Int64 {
+        storedBytes(
+            response, requestHeaders: encode(response.request.headers), responseHeaders: encode(response.headers))
+    }
+
     /// The bytes a response counts for `RetentionPolicy.maxBytes`.
     static func storedBytes(_ response: BackendResponse, requestHeaders: String, responseHeaders: String) -> Int64 {
         Int64(

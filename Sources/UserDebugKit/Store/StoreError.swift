@@ -34,6 +34,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A response that may not be recorded (its URL is not an absolute http(s) URL); `index` is
     /// its position in the batch, which was refused whole.
     case invalidResponse(index: Int, detail: String)
+    /// One response is larger than `RetentionPolicy.maxBytes` by itself, so keeping it would
+    /// break the cap whatever older responses were dropped; nothing of its batch is recorded.
+    /// `request` is its method and URL without query or credentials.
+    case recordTooLarge(request: String, bytes: Int64, limit: Int)
 
     /// One line that names the file and says what to do.
     public var description: String {
@@ -73,6 +77,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "refusing to use the store \(path): \(problem)"
         case .invalidResponse(let index, let detail):
             return "response \(index + 1) of the batch cannot be recorded: \(detail); nothing was recorded"
+        case .recordTooLarge(let request, let bytes, let limit):
+            return
+                "the response to \(request) is \(bytes) bytes, more than retention.maxBytes (\(limit) bytes); nothing was recorded. Raise retention.maxBytes in the config file (null for no limit) to keep it"
         }
     }
 }
