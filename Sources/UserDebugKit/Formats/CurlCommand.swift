@@ -86,13 +86,10 @@ public struct CurlCommand: Sendable {
         if requestOnStandardInput { return try configCommand(for: request) }
         var words: [String] = ["curl"]
         let hasBody = !request.body.isEmpty
-        switch request.method {
-        case "GET" where !hasBody, "POST" where hasBody:
-            break
-        case "HEAD" where !hasBody:
-            words.append("--head")
-        default:
-            words += ["-X", CurlCommand.quoted(request.method)]
+        switch Self.method(of: request) {
+        case .implied: break
+        case .head: words.append("--head")
+        case .explicit(let method): words += ["-X", CurlCommand.quoted(method)]
         }
         let url = CurlCommand.encodingControls(request.url)
         if url.contains(where: { "[]{}".contains($0) }) { words.append("-g") }
@@ -119,18 +116,31 @@ public struct CurlCommand: Sendable {
         return join(words)
     }
 
+    /// How the command states the request's method: not at all where curl implies it (GET without
+    /// a body, POST with one), as `--head`, or explicitly.
+    private enum MethodOption {
+        case implied, head
+        case explicit(String)
+    }
+
+    private static func method(of request: BackendRequest) -> MethodOption {
+        let hasBody = !request.body.isEmpty
+        switch request.method {
+        case "GET" where !hasBody, "POST" where hasBody: return .implied
+        case "HEAD" where !hasBody: return .head
+        default: return .explicit(request.method)
+        }
+    }
+
     /// The request as `curl -K -` with its config on stdin: the same options as the command line
     /// would give, in the same order, each `name = "value"` (or a bare `name`).
     private func configCommand(for request: BackendRequest) throws(CurlCommandError) -> String {
         var lines: [String] = []
         let hasBody = !request.body.isEmpty
-        switch request.method {
-        case "GET" where !hasBody, "POST" where hasBody:
-            break
-        case "HEAD" where !hasBody:
-            lines.append("head")
-        default:
-            lines.append("request = " + Self.configQuoted(request.method))
+        switch Self.method(of: request) {
+        case .implied: break
+        case .head: lines.append("head")
+        case .explicit(let method): lines.append("request = " + Self.configQuoted(method))
         }
         if request.url.contains(where: { "[]{}".contains($0) }) { lines.append("globoff") }
         lines.append("url = " + Self.configQuoted(CurlCommand.encodingControls(request.url)))
