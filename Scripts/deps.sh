@@ -16,6 +16,13 @@ packages=(
   python3-brotli zstd                         # br and zstd answers from the echo server, and the leak search
   zsh fish groff-base                         # completion syntax checks, man page rendering
   strace                                      # which files the hotkey path opens (HotPathCacheTests)
+  libxft-dev libfontconfig-dev libxrandr-dev libxinerama-dev # the popup menu (static libs for -static-executable)
+  libxtst-dev libxcb-xtest0-dev libxcb-xfixes0-dev # key injection and selection watching in tests and benchmarks
+  xdotool xbindkeys sxhkd                     # real key presses, and hotkey daemons to compare with and to conflict with
+  suckless-tools rofi fuzzel wofi bemenu      # dmenu-style launchers driven by the tests
+  dunst libnotify-bin                         # a real notification daemon (dunstctl history) and notify-send
+  x11-apps imagemagick fonts-dejavu-core      # xwd + convert for the popup screenshot; a font for Xft
+  sway xwayland weston wl-clipboard foot      # headless compositors, XWayland, and the Wayland peers (wl-copy/wl-paste)
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(hyperfine linux-perf)  # perf: Scripts/bench.sh profile
