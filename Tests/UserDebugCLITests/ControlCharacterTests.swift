@@ -81,6 +81,30 @@ import Testing
         #expect(try home.ok(["response", "list"]).out.isEmpty)
     }
 
+    /// Record, HAR import and capture refuse with the store's one rule (`HeaderField`), which
+    /// the store applies again for any other recorder (the URLSession hook, an app).
+    @Test func everyPathRefusesWithTheSameRule() throws {
+        let rule = "RFC 9110 forbids control characters other than tab in header fields"
+        let record = try home.run(["response", "record", "-"], stdin: Data(document(headerValue: #"a\u0000b"#).utf8))
+        let har = """
+            {"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [
+             {"startedDateTime": "2024-03-01T09:15:02Z", "time": 1,
+              "request": {"method": "GET", "url": "http://127.0.0.1:9/a", "httpVersion": "HTTP/1.1", "cookies": [],
+                          "headers": [{"name": "X-Hostile", "value": "a\\u0000b"}], "queryString": [],
+                          "headersSize": -1, "bodySize": 0},
+              "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [], "headers": [],
+                           "content": {"size": 0, "mimeType": "text/plain"}, "redirectURL": "", "headersSize": -1,
+                           "bodySize": 0}, "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}}]}}
+            """
+        let imported = try home.run(["response", "import", try home.file("nul.har", har)])
+        let server = try HostileServer(.controlHeader)
+        let captured = try home.run(["capture", "--", "curl", "-s", server.baseURL + "/x"])
+        for result in [record, imported, captured] {
+            #expect(result.status == 65 && result.err.contains(rule), "\(result)")
+        }
+        #expect(try home.ok(["response", "list"]).out.isEmpty)
+    }
+
     /// A body that, pasted raw, interrupts the line (^C), clears the screen, and runs a command.
     func recordHostileBody(marker: String) throws {
         let body = #"a\u0003touch \#(marker) #\n\u001b[2J\r\u007f\u0008"#

@@ -185,4 +185,38 @@ import Testing
             }
         }
     }
+
+    /// A recorded exchange whose secrets are not the session's token: a `password` member in the
+    /// request body, a `client_secret` in the response body.
+    static let keysResponse = """
+        {"request": {"method": "POST", "url": "https://api.example.com/v1/keys",
+          "headers": {"Content-Type": "application/json"}, "body": "{\\"password\\":\\"pw-canary-5e1d\\"}"},
+         "response": {"status": 200, "headers": {"Content-Type": "application/json"},
+          "body": "{\\"client_secret\\":\\"cs-canary-5e1d\\"}"}, "tags": ["keys"]}
+        """
+
+    @Test func revealedExportsOfSecretsOtherThanTheTokenAreHinted() throws {
+        try home.ok(["response", "record", "-"], stdin: Self.keysResponse)
+        try withXvfb { x in
+            for (arguments, secret) in [
+                (["export", "har", "last"], "cs-canary-5e1d"),
+                (["export", "postman-collection", "last"], "pw-canary-5e1d"),
+            ] {
+                let (hidden, text, targets) = try copied(arguments, x)
+                expectNoLeak(hidden)
+                #expect(
+                    !text.contains(secret) && !targets.contains("x-kde-passwordManagerHint"), "\(arguments): \(text)")
+                let (result, revealed, revealedTargets) = try copied(arguments + ["--reveal"], x)
+                #expect(revealed.contains(secret) && !revealed.contains(Samples.canary), "\(arguments): \(revealed)")
+                #expect(revealedTargets.contains("x-kde-passwordManagerHint"), "\(arguments): \(revealedTargets)")
+                #expect(result.err.contains("copied a secret"), "\(arguments): \(result)")
+                #expect(eventually(timeout: 20) { (try? xclipOut(x))?.status != 0 }, "\(arguments) was not cleared")
+            }
+            // A revealed export with nothing secret in it stays an ordinary copy.
+            try home.ok(["response", "record", "-"], stdin: Samples.notFound)
+            let (_, plain, plainTargets) = try copied(["export", "har", "last", "--reveal"], x)
+            #expect(
+                plain.contains("not found") && !plainTargets.contains("x-kde-passwordManagerHint"), "\(plainTargets)")
+        }
+    }
 }

@@ -85,6 +85,34 @@ import UserDebugCapture
         #expect(exchange.body == Array(data))
         #expect(exchange.header("Content-Encoding") == nil, "\(exchange.headers)")
     }
+
+    /// The store refuses a header with a control character whoever records it: the app still
+    /// gets its answer, the error handler hears why, and nothing is recorded.
+    @Test func aHeaderWithAControlCharacterIsNotRecorded() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "userdebug-capture-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storePath = directory.appendingPathComponent("store.sqlite3").path
+        let store = try SessionStore.open(path: storePath, mode: .readWrite)
+        try store.saveSession(Session(name: "app", user: User(identifier: "usr_7")), makeCurrent: true)
+        let server = try SpawnedEchoServer(directory: directory)
+        defer { server.stop() }
+        let errors = ErrorBox()
+        UserDebugCapture.start(storePath: storePath, onError: { errors.append($0) })
+        defer { UserDebugCapture.stop() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [UserDebugURLProtocol.self]
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/v1/hostile")!)
+        request.setValue("a\u{3}b", forHTTPHeaderField: "X-Hostile")
+        let (_, response) = try await URLSession(configuration: configuration).data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        for _ in 0..<500 where errors.all.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        let error = try #require(errors.all.first as? StoreError)
+        #expect(
+            error.description.contains(#"request header "X-Hostile": control character 0x03"#), "\(error.description)")
+        #expect(try store.responses(ResponseQuery(session: "app")).isEmpty)
+    }
 }
 
 /// Tests/Support/echo_server.py, spawned with posix_spawn and killed by PID.
@@ -125,4 +153,14 @@ final class SpawnedEchoServer: @unchecked Sendable {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
+}
+
+/// The errors `UserDebugCapture` reported, from its queue.
+final class ErrorBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var errors: [any Error] = []
+
+    func append(_ error: any Error) { lock.withLock { errors.append(error) } }
+
+    var all: [any Error] { lock.withLock { errors } }
 }

@@ -25,6 +25,37 @@ import Testing
         #expect(try store.responses(ResponseQuery()).isEmpty)
     }
 
+    /// Every C0 control but tab, and DEL, in a request or response header name or value: the
+    /// store refuses the batch whoever records it, as the CLI's record, import and capture do.
+    @Test(arguments: [
+        ("request", "X-A", "a\u{3}b"), ("request", "X-A", "v\r\nX-Injected: yes"), ("response", "X-A", "a\u{0}b"),
+        ("response", "X-A\n", "v"), ("response", "X-A", "d\u{7F}"), ("request", "X-\u{1B}[2J", "v"),
+    ])
+    func aBatchWithAControlCharacterInAHeaderIsRefusedWhole(_ side: String, _ name: String, _ value: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try SessionStore.open(path: directory.file("userdebug.sqlite3"), mode: .readWrite)
+        try store.saveSession(StoreSamples.session("staging"), makeCurrent: true)
+        var hostile = StoreSamples.response()
+        if side == "request" {
+            hostile.request.headers.append(HTTPHeader(name: name, value: value))
+        } else {
+            hostile.headers.append(HTTPHeader(name: name, value: value))
+        }
+        do throws(StoreError) {
+            try store.record([StoreSamples.response(), hostile], session: nil)
+            Issue.record("recorded \(side) header \(name): \(value)")
+        } catch {
+            #expect(caseName(error) == "invalidResponse")
+            #expect(
+                error.description.hasPrefix("response 2 of the batch") && error.description.contains("\(side) header")
+                    && error.description.contains("control character"), "\(error)")
+        }
+        #expect(try store.responses(ResponseQuery()).isEmpty)
+        var tabbed = StoreSamples.response()
+        tabbed.headers.append(HTTPHeader(name: "X-A", value: "a\tb"))
+        try store.record(tabbed, session: nil)
+    }
+
     @Test func aStoreDirectoryOthersMayWriteIsNotOpened() throws {
         let directory = try TemporaryDirectory()
         let path = directory.file("data/userdebug.sqlite3")

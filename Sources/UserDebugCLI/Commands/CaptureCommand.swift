@@ -120,10 +120,7 @@ enum CaptureCommand {
         throws
     {
         for (index, response) in responses.enumerated() {
-            let problem =
-                HeaderField.problem(in: response.request.headers).map { "request " + $0 }
-                ?? HeaderField.problem(in: response.headers).map { "response " + $0 }
-            guard let problem else { continue }
+            guard let problem = HeaderField.problem(in: response) else { continue }
             let url = try invocation.redactor(for: session)?.redactURL(response.request.url) ?? response.request.url
             throw CommandError(
                 .dataError,

@@ -59,7 +59,13 @@ enum ExportCommands {
             invocation.diagnostics.notice("the binary request body (\(shown.request.body.count) bytes) is in \(path)")
         }
         let command = try writer.command(for: shown.request)
-        try OutputRouter(invocation: invocation).deliver(payload(command, session: session, revealed: redactor == nil))
+        // A body written to a file is not in the command: only what is counts.
+        var inCommand = shown.request
+        if writer.binaryBodyPath != nil { inCommand.body = [] }
+        try OutputRouter(invocation: invocation).deliver(
+            payload(command, session: session, revealed: redactor == nil, invocation: invocation) {
+                $0.redact(inCommand) != inCommand
+            })
     }
 
     static let har = CommandSpec(
@@ -83,17 +89,21 @@ enum ExportCommands {
     ) { invocation in
         let (responses, session) = try ExportSelection.many(invocation)
         var redactor = try invocation.redactor(for: session)
-        if invocation.arguments.has("all-sessions") {
-            // Every session's token is a secret when every session's responses go out.
-            redactor?.knownSecrets += try invocation.storeForReading().sessions().compactMap(\.token).filter {
-                !$0.isEmpty
-            }
-        }
+        // Every session's token is a secret when every session's responses go out.
+        let tokens =
+            invocation.arguments.has("all-sessions")
+            ? try invocation.storeForReading().sessions().compactMap(\.token).filter { !$0.isEmpty } : []
+        redactor?.knownSecrets += tokens
         let shown = responses.map { redactor?.redact($0) ?? $0.decodingBodies() }
         let document = HARDocument.encode(shown, creatorVersion: CLI.version)
         let text = JSONWriter(indent: 2).string(document)
         try OutputRouter(invocation: invocation).deliver(
-            payload(text, session: session, revealed: redactor == nil, kind: .json))
+            payload(
+                text, session: session, revealed: redactor == nil, kind: .json, knownSecrets: tokens,
+                invocation: invocation
+            ) { classifier in
+                shown.contains { classifier.redact($0) != $0 }
+            })
     }
 
     static let postmanEnvironment = CommandSpec(
@@ -117,7 +127,8 @@ enum ExportCommands {
         }
         let document = PostmanEnvironment.encode(session, revealToken: reveal, exporterVersion: CLI.version)
         let text = JSONWriter(indent: 2).string(document)
-        try OutputRouter(invocation: invocation).deliver(payload(text, session: session, revealed: reveal, kind: .json))
+        try OutputRouter(invocation: invocation).deliver(
+            payload(text, session: session, revealed: reveal, kind: .json, invocation: invocation))
     }
 
     static let postmanCollection = CommandSpec(
@@ -146,14 +157,30 @@ enum ExportCommands {
         }
         let text = JSONWriter(indent: 2).string(collection.document)
         try OutputRouter(invocation: invocation).deliver(
-            payload(text, session: session, revealed: redactor == nil, kind: .json))
+            payload(text, session: session, revealed: redactor == nil, kind: .json, invocation: invocation) {
+                // What redaction would change in this collection (the token on the base URL's
+                // origin is {{authToken}} either way).
+                PostmanCollection(responses, session: session, redactor: $0).document != collection.document
+            })
     }
 
-    /// A payload marked secret when it was revealed and holds the session's token, so a
-    /// clipboard manager is told not to record it.
-    static func payload(_ text: String, session: Session, revealed: Bool, kind: Payload.Kind = .text) -> Payload {
+    /// A payload marked secret when it was revealed and holds a secret by the rule of
+    /// `SecretPayloads`, so a clipboard owner offers the password-manager hint and clears it after
+    /// the timeout: the session's token (or one of `knownSecrets`) in any form the redactor
+    /// searches, a JWT-shaped value, or a value that the config's redaction would have replaced,
+    /// which `changedByRedaction` tells from the exported records and the classifying redactor
+    /// (a `password` member, a cookie, a body that redaction cannot read).
+    static func payload(
+        _ text: String, session: Session, revealed: Bool, kind: Payload.Kind = .text, knownSecrets: [String] = [],
+        invocation: Invocation, changedByRedaction: (Redactor) -> Bool = { _ in false }
+    ) throws -> Payload {
         let bytes = Array(text.utf8)
-        let secret = revealed && Redactor(knownSecrets: [session.token].compactMap { $0 }).containsKnownSecret(bytes)
+        guard revealed else { return Payload(bytes: bytes, kind: kind) }
+        let secrets = ([session.token].compactMap { $0 } + knownSecrets).filter { !$0.isEmpty }
+        let classifier = Redactor(policy: try invocation.config().redactionPolicy, knownSecrets: secrets)
+        let secret =
+            classifier.containsKnownSecret(bytes) || SecretPayloads.looksSecret(bytes, token: session.token)
+            || changedByRedaction(classifier)
         return Payload(bytes: bytes, kind: kind, isSecret: secret)
     }
 }

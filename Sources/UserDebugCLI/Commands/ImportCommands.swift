@@ -7,8 +7,8 @@ enum ImportCommands {
 
     /// HAR files carry every body of a browsing session and are often larger than the 64 MiB
     /// accepted for other documents. 256 MiB matches the default retention limit of the store
-    /// (`retention.maxBytes`): a larger file could not be kept whole anyway. Parsing needs about
-    /// twice the file size in memory.
+    /// (`retention.maxBytes`): a larger file could not be kept whole anyway. The file is read and
+    /// parsed whole: 2× to 5× its size in memory (one text body to many small entries).
     static let sizeLimit = 256 * 1024 * 1024
 
     static let importHAR = CommandSpec(

@@ -23,6 +23,13 @@ public enum HeaderField {
         return nil
     }
 
+    /// The first problem among the request's headers, then the response's, as `problem(name:value:)`
+    /// says it, prefixed `request ` or `response `.
+    public static func problem(in exchange: BackendResponse) -> String? {
+        problem(in: exchange.request.headers).map { "request " + $0 }
+            ?? problem(in: exchange.headers).map { "response " + $0 }
+    }
+
     /// Why the record is refused, for the messages.
     static let rule = "RFC 9110 forbids control characters other than tab in header fields; remove it from the input"
 

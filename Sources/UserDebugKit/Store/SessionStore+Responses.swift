@@ -9,8 +9,8 @@ extension SessionStore {
     }
 
     /// Records `responses` in one transaction, all or none, and returns their ids in order.
-    /// A response whose URL is not an absolute http(s) URL refuses the batch
-    /// (`StoreError.invalidResponse`).
+    /// A response whose URL is not an absolute http(s) URL, or with a control character in a
+    /// header name or value (`HeaderField`), refuses the batch (`StoreError.invalidResponse`).
     ///
     /// This is also the fast way to fill a large store: batches of some thousands of responses
     /// per call (with `retention = .unlimited`) pay one commit per batch, and every insert reuses
@@ -22,9 +22,10 @@ extension SessionStore {
     public func record(_ responses: [BackendResponse], session: String?) throws(StoreError) -> [Int64] {
         guard !responses.isEmpty else { return [] }
         // Every reader of the store (curl commands, templates, HAR) takes the URL as an http(s)
-        // URL; whatever recorded it (the CLI, the URLSession hook, an app), nothing else gets in.
+        // URL and sends or pastes the headers; whatever recorded them (the CLI, the URLSession
+        // hook, an app), nothing else gets in.
         for (index, response) in responses.enumerated() {
-            if let problem = HTTPURL.problem(response.request.url) {
+            if let problem = HTTPURL.problem(response.request.url) ?? HeaderField.problem(in: response) {
                 throw StoreError.invalidResponse(index: index, detail: problem)
             }
         }
