@@ -107,10 +107,16 @@ import Testing
 
     @Test func anEntryThatIsNotAnObjectIsNamedAndAFileThatIsNotHARIsReadWhole() throws {
         #expect(throws: DocumentError(path: "$.log.entries[1]", message: "expected an object, got a number")) {
-            _ = try Self.stream(Array(#"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200}}, -1.5e3]}}"#.utf8))
+            _ = try Self.stream(
+                Array(
+                    #"{"log": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200}}, -1.5e3]}}"#
+                        .utf8))
         }
         // A key spelled with an escape is still `log`: found by the whole-document fallback.
-        let escaped = try Self.stream(Array(#"{"l\u006fg": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200}}]}}"#.utf8))
+        let escaped = try Self.stream(
+            Array(
+                #"{"l\u006fg": {"entries": [{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200}}]}}"#
+                    .utf8))
         #expect(escaped.count == 1)
         #expect(throws: DocumentError.self) { _ = try Self.stream(Array(#"[{"log": {"entries": []}}]"#.utf8)) }
     }
@@ -122,7 +128,8 @@ import Testing
     /// Bodies of several MiB cross read chunks and element pieces, escapes included.
     @Test func largeBodiesAreReadWhole() throws {
         let body = String(repeating: #"ab\"c\\d\u00e9"#, count: 300_000)
-        let entry = #"{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200, "content": {"text": "\#(body)"}}}"#
+        let entry =
+            #"{"request": {"method": "GET", "url": "https://x/"}, "response": {"status": 200, "content": {"text": "\#(body)"}}}"#
         let (count, entries) = try Self.stream(Array(#"{"log": {"entries": [\#(entry),\#(entry)]}}"#.utf8))
         #expect(count == 2)
         let expected = Array(String(repeating: "ab\"c\\dé", count: 300_000).utf8)
@@ -139,6 +146,8 @@ import Testing
         #expect(Base64Decoding.decode("AAEC/w==") == [0, 1, 2, 0xFF])
         #expect(Base64Decoding.decode(" QU\r\nJD ") == Array("ABC".utf8))
         #expect(Base64Decoding.decode("") == [])
-        for bad in ["QUJ", "QQ=A", "Q===", "=QUJ", "QU*D", "QQ==QQ=="] { #expect(Base64Decoding.decode(bad) == nil, "\(bad)") }
+        for bad in ["QUJ", "QQ=A", "Q===", "=QUJ", "QU*D", "QQ==QQ=="] {
+            #expect(Base64Decoding.decode(bad) == nil, "\(bad)")
+        }
     }
 }

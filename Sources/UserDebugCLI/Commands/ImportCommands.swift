@@ -58,7 +58,8 @@ enum ImportCommands {
                 for entry in skipped {
                     var url = redactor?.redactURL(entry.url) ?? entry.url
                     if url.count > 80 { url = String(url.prefix(77)) + "…" }
-                    invocation.diagnostics.notice("skipped entry \(entry.index) (\(entry.method) \(url)): \(entry.reason)")
+                    invocation.diagnostics.notice(
+                        "skipped entry \(entry.index) (\(entry.method) \(url)): \(entry.reason)")
                 }
                 guard recorded > 0 else {
                     throw CommandError(
@@ -79,7 +80,8 @@ enum ImportCommands {
         do {
             return try body()
         } catch let error as JSONParseError {
-            throw CommandError(.dataError, "\(source): \(error.line):\(error.column): \(error.reason); nothing was imported")
+            throw CommandError(
+                .dataError, "\(source): \(error.line):\(error.column): \(error.reason); nothing was imported")
         } catch let error as DocumentError {
             throw CommandError(.dataError, "\(source): \(error.description); nothing was imported")
         } catch let error as SystemError {

@@ -342,11 +342,17 @@ extension HARScanner {
 
     /// Converts the element parsed last and hands over what it gives.
     mutating func handlePending(_ handle: (Int, HARImport.Entry) throws -> Void) throws {
-        guard let value = pending else { return }
-        pending = nil
-        let index = entryCount
+        guard let entry = try Self.convert(&pending, index: entryCount) else { return }
         entryCount += 1
-        try handle(index, try HARImport.entry(value, index: index))
+        try handle(entryCount - 1, entry)
+    }
+
+    /// Takes `pending` and converts it; the parsed value (holding the bodies' text) is freed on
+    /// return, before the caller records the entry's own copy of them.
+    static func convert(_ pending: inout JSONValue?, index: Int) throws(DocumentError) -> HARImport.Entry? {
+        guard let value = pending else { return nil }
+        pending = nil
+        return try HARImport.entry(value, index: index)
     }
 
     /// Joins the pieces (freeing each once copied) and parses them; the joined bytes are freed
