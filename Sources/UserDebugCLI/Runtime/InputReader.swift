@@ -12,6 +12,25 @@ enum InputReader {
 
     static func read(_ path: String?, limit: Int = defaultLimit) throws(CommandError) -> (bytes: [UInt8], name: String)
     {
+        let (fd, name) = try openInput(path, limit: limit)
+        defer { if fd != 0 { close(fd) } }
+        let bytes: [UInt8]
+        do throws(FileDescriptor.ReadAllError) {
+            bytes = try FileDescriptor(fd).readAll(limit: limit)
+        } catch {
+            switch error {
+            case .system(let failure):
+                throw CommandError(.ioError, "cannot read \(name): \(failure)")
+            case .tooLarge:
+                throw tooLarge(name, limit: limit)
+            }
+        }
+        return (bytes, name)
+    }
+
+    /// The input's descriptor (0 for stdin; the caller closes any other) and its name for
+    /// messages, refusing a terminal, a directory, and a regular file larger than `limit`.
+    static func openInput(_ path: String?, limit: Int) throws(CommandError) -> (fd: Int32, name: String) {
         let name = path == nil || path == "-" ? "standard input" : path!
         let fd: Int32
         if path == nil || path == "-" {
@@ -29,30 +48,24 @@ enum InputReader {
                 throw CommandError(status, "cannot open \(name): \(String(cString: strerror(code)))")
             }
         }
-        defer { if fd != 0 { close(fd) } }
         var info = stat()
         if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            if fd != 0 { close(fd) }
             throw CommandError(.noInput, "\(name) is a directory, not a JSON document")
         }
         if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > limit {
+            if fd != 0 { close(fd) }
             throw CommandError(
                 .dataError,
                 "\(name) is \(Int(info.st_size)) bytes, larger than the \(limit / 1024 / 1024) MiB limit for an input document"
             )
         }
-        let bytes: [UInt8]
-        do throws(FileDescriptor.ReadAllError) {
-            bytes = try FileDescriptor(fd).readAll(limit: limit)
-        } catch {
-            switch error {
-            case .system(let failure):
-                throw CommandError(.ioError, "cannot read \(name): \(failure)")
-            case .tooLarge:
-                throw CommandError(
-                    .dataError, "\(name) is larger than the \(limit / 1024 / 1024) MiB limit for an input document")
-            }
-        }
-        return (bytes, name)
+        return (fd, name)
+    }
+
+    /// The error for an input found larger than `limit` while reading it.
+    static func tooLarge(_ name: String, limit: Int) -> CommandError {
+        CommandError(.dataError, "\(name) is larger than the \(limit / 1024 / 1024) MiB limit for an input document")
     }
 
     /// Reads and parses a JSON document; syntax errors name the input, line and column.

@@ -28,6 +28,15 @@ public struct HARImport: Sendable {
         public var reason: String
     }
 
+    /// What one element of `log.entries` gives: an exchange to record or an entry left out.
+    public enum Entry: Sendable {
+        /// An exchange to record; `bodyMissing` when the entry said its response had a body but
+        /// did not include it.
+        case response(BackendResponse, bodyMissing: Bool)
+        /// An entry left out by one of the rules above.
+        case skipped(Skipped)
+    }
+
     /// The exchanges to record, in file order.
     public var responses: [BackendResponse]
     /// The entries left out, in file order.
@@ -37,39 +46,61 @@ public struct HARImport: Sendable {
     /// How many imported entries said their response had a body but did not include it.
     public var bodiesMissing: Int
 
-    /// Reads a parsed HAR document.
+    /// Reads a parsed HAR document, entry by entry with `entry(_:index:)`.
     /// - Throws: `DocumentError` naming the entry (`$.log.entries[3].request`) when the file is
     ///   not HAR or an entry that no rule skips cannot be read.
     public init(_ value: JSONValue) throws(DocumentError) {
-        let root = DocumentNode(value)
-        guard root.value.objectValue != nil, let log = root.member("log"), log.value.objectValue != nil else {
-            throw root.error("not a HAR file: expected {\"log\": {\"entries\": […]}}")
-        }
-        let entries = try log.requiredMember("entries").array()
+        let entries = try HARImport.entries(of: value)
         responses = []
         skipped = []
         bodiesMissing = 0
         entryCount = entries.count
-        for (index, entry) in entries.enumerated() {
-            _ = try entry.object()
-            if let reason = HARImport.skipReason(entry) {
-                skipped.append(
-                    Skipped(
-                        index: index,
-                        method: entry.member("request")?.member("method")?.value.stringValue ?? "?",
-                        url: entry.member("request")?.member("url")?.value.stringValue ?? "?",
-                        reason: reason))
-                continue
+        for (index, element) in entries.enumerated() {
+            switch try HARImport.entry(element, index: index) {
+            case .response(let response, let bodyMissing):
+                responses.append(response)
+                if bodyMissing { bodiesMissing += 1 }
+            case .skipped(let entry):
+                skipped.append(entry)
             }
-            let response = try ResponseDocument.decode(entry)
-            // Past the skip rule's `http(s):` prefix there may still be no host (`http:///x`).
-            if let problem = HTTPURL.problem(response.request.url) {
-                let request = DocumentPath.appending("request", to: entry.path)
-                throw DocumentError(path: DocumentPath.appending("url", to: request), message: problem)
-            }
-            responses.append(response)
-            if HARImport.bodyLeftOut(entry) { bodiesMissing += 1 }
         }
+    }
+
+    /// The elements of `log.entries` of a parsed document.
+    /// - Throws: `DocumentError` when the document is not `{"log": {"entries": […]}}`.
+    public static func entries(of value: JSONValue) throws(DocumentError) -> [JSONValue] {
+        let root = DocumentNode(value)
+        guard root.value.objectValue != nil, let log = root.member("log"), log.value.objectValue != nil else {
+            throw root.error("not a HAR file: expected {\"log\": {\"entries\": […]}}")
+        }
+        return try log.requiredMember("entries").array().map(\.value)
+    }
+
+    /// The path of `log.entries` in error messages.
+    static let entriesPath = DocumentPath.appending("entries", to: DocumentPath.appending("log", to: "$"))
+
+    /// Reads the element at `index` of `log.entries`: the one conversion step of both the whole
+    /// document (`init`) and the streamed import (`HARStream`).
+    /// - Throws: `DocumentError` naming the entry (`$.log.entries[3].request`) when no rule skips
+    ///   it and it cannot be read.
+    public static func entry(_ value: JSONValue, index: Int) throws(DocumentError) -> Entry {
+        let entry = DocumentNode(value, path: DocumentPath.appending(index: index, to: entriesPath))
+        _ = try entry.object()
+        if let reason = HARImport.skipReason(entry) {
+            return .skipped(
+                Skipped(
+                    index: index,
+                    method: entry.member("request")?.member("method")?.value.stringValue ?? "?",
+                    url: entry.member("request")?.member("url")?.value.stringValue ?? "?",
+                    reason: reason))
+        }
+        let response = try ResponseDocument.decode(entry)
+        // Past the skip rule's `http(s):` prefix there may still be no host (`http:///x`).
+        if let problem = HTTPURL.problem(response.request.url) {
+            let request = DocumentPath.appending("request", to: entry.path)
+            throw DocumentError(path: DocumentPath.appending("url", to: request), message: problem)
+        }
+        return .response(response, bodyMissing: HARImport.bodyLeftOut(entry))
     }
 
     private static func skipReason(_ entry: DocumentNode) -> String? {

@@ -216,10 +216,8 @@ public enum ResponseDocument {
     /// Standard base64; whitespace (as in MIME-wrapped lines) is ignored, anything else invalid
     /// is an error rather than silently dropped bytes.
     static func base64(_ node: DocumentNode) throws(DocumentError) -> [UInt8] {
-        let text = try node.string()
-        let compact = String(text.unicodeScalars.filter { !($0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t") })
-        guard let data = Data(base64Encoded: compact) else { throw node.error("invalid base64") }
-        return Array(data)
+        guard let bytes = Base64Decoding.decode(try node.string()) else { throw node.error("invalid base64") }
+        return bytes
     }
 
     static func quoted(_ text: String) -> String {

@@ -21,23 +21,8 @@ extension SessionStore {
     @discardableResult
     public func record(_ responses: [BackendResponse], session: String?) throws(StoreError) -> [Int64] {
         guard !responses.isEmpty else { return [] }
-        // Every reader of the store (curl commands, templates, HAR) takes the URL as an http(s)
-        // URL and sends or pastes the headers; whatever recorded them (the CLI, the URLSession
-        // hook, an app), nothing else gets in.
-        for (index, response) in responses.enumerated() {
-            if let problem = HTTPURL.problem(response.request.url) ?? HeaderField.problem(in: response) {
-                throw StoreError.invalidResponse(index: index, detail: problem)
-            }
-        }
         let retention = self.retention
-        if let limit = retention.maxBytes {
-            for response in responses {
-                let bytes = StoreCoding.storedBytes(response)
-                if bytes > Int64(limit) {
-                    throw .recordTooLarge(request: Self.describe(response.request), bytes: bytes, limit: limit)
-                }
-            }
-        }
+        for (index, response) in responses.enumerated() { try Self.check(response, index: index, retention: retention) }
         return try database.writeTransaction { () throws(StoreError) in
             let owner: Int64
             if let session { owner = try sessionID(named: session) } else { owner = try currentSessionID() }
@@ -48,6 +33,60 @@ extension SessionStore {
             }
             try applyRetention(retention, sparingFrom: ids[0])
             return ids
+        }
+    }
+
+    /// Records the responses that `produce` hands to its `record` argument, one at a time, in ONE
+    /// write transaction, and returns their ids in order: a reader of a large file (a HAR import)
+    /// keeps one response in memory at a time instead of all of them. All or none: when
+    /// `produce` or a `record` call throws, nothing is recorded and that error is rethrown.
+    /// Each response gets the checks of `record(_:session:)` as it comes (`.invalidResponse`
+    /// with its index in this call, `.recordTooLarge`); retention is applied once, at the end.
+    public func recordEach(
+        session: String?,
+        _ produce: (_ record: (BackendResponse) throws(StoreError) -> Int64) throws -> Void
+    ) throws -> [Int64] {
+        let retention = self.retention
+        var failure: (any Error)?
+        var started = false
+        do {
+            return try database.writeTransaction { () throws(StoreError) -> [Int64] in
+                // A retry after `.busy` must not run a producer that already consumed its input.
+                guard !started else { throw .busy(path: path) }
+                started = true
+                let owner: Int64
+                if let session { owner = try sessionID(named: session) } else { owner = try currentSessionID() }
+                var ids: [Int64] = []
+                do {
+                    try produce { (response) throws(StoreError) -> Int64 in
+                        try Self.check(response, index: ids.count, retention: retention)
+                        ids.append(try insert(response, sessionID: owner))
+                        return ids[ids.count - 1]
+                    }
+                } catch {
+                    failure = error
+                    throw .io(path: path, detail: "recording stopped: \(error)")  // rolls back
+                }
+                if let first = ids.first { try applyRetention(retention, sparingFrom: first) }
+                return ids
+            }
+        } catch {
+            throw failure ?? error
+        }
+    }
+
+    /// Refuses what no reader of the store can take: every reader (curl commands, templates,
+    /// HAR) takes the URL as an http(s) URL and sends or pastes the headers, whatever recorded
+    /// them (the CLI, the URLSession hook, an app); and a response larger than the cap by itself.
+    private static func check(_ response: BackendResponse, index: Int, retention: RetentionPolicy) throws(StoreError) {
+        if let problem = HTTPURL.problem(response.request.url) ?? HeaderField.problem(in: response) {
+            throw StoreError.invalidResponse(index: index, detail: problem)
+        }
+        if let limit = retention.maxBytes {
+            let bytes = StoreCoding.storedBytes(response)
+            if bytes > Int64(limit) {
+                throw .recordTooLarge(request: Self.describe(response.request), bytes: bytes, limit: limit)
+            }
         }
     }
 
