@@ -35,9 +35,11 @@ enum ActionRun {
     /// `OutputRouter`. Single-threaded unless `id` is only found after resolving deferred
     /// elements. Its outcome, success or failure, goes to the `Notifier` (a notification when
     /// a hotkey tool ran us).
-    static func perform(_ id: String, invocation: Invocation, responses: ResponseLogProvider = ResponseLogProvider())
-        throws
-    {
+    /// `selectionsOnly` and `origin .key`: for launchers, whose stdout is not the user's.
+    static func perform(
+        _ id: String, invocation: Invocation, responses: ResponseLogProvider = ResponseLogProvider(),
+        selectionsOnly: Bool = false, origin: Notifier.Origin = .commandLine
+    ) throws {
         var token: String?
         do {
             let providers: [any DebugActionProvider] =
@@ -49,9 +51,10 @@ enum ActionRun {
                 observers: MenuSources.observers(invocation))
             token = session.context.session.token
             try session.display()
-            try deliver(id, from: session, router: OutputRouter(invocation: invocation), origin: .commandLine)
+            let router = OutputRouter(invocation: invocation, selectionsOnly: selectionsOnly)
+            try deliver(id, from: session, router: router, origin: origin)
         } catch {
-            Notifier.of(invocation, origin: .commandLine, token: token).notify(outcome: .failed(error))
+            Notifier.of(invocation, origin: origin, token: token).notify(outcome: .failed(error))
             throw error
         }
     }
