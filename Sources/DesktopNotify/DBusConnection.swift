@@ -101,7 +101,9 @@ struct DBusConnection: ~Copyable {
     private func send(_ bytes: [UInt8]) throws(DBusFailure) {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+            let count = bytes.withUnsafeBytes {
+                Glibc.send(socket, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .unreachable(String(cString: strerror(errno)))
@@ -122,7 +124,9 @@ struct DBusConnection: ~Copyable {
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw .unreachable(count == 0 ? "the bus closed the connection" : String(cString: strerror(errno))) }
+            guard count > 0 else {
+                throw .unreachable(count == 0 ? "the bus closed the connection" : String(cString: strerror(errno)))
+            }
             received += chunk[0..<count]
             return
         }

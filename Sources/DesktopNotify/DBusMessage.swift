@@ -144,7 +144,9 @@ struct DBusHeader: Equatable {
                 offset = (offset + 3) / 4 * 4
                 let length = Int(reader.uint32(at: offset))
                 guard offset + 4 + length < headerEnd else { throw .protocolError("header field overruns") }
-                if code == 4 { header.errorName = String(decoding: bytes[offset + 4..<offset + 4 + length], as: UTF8.self) }
+                if code == 4 {
+                    header.errorName = String(decoding: bytes[offset + 4..<offset + 4 + length], as: UTF8.self)
+                }
                 offset += 4 + length + 1
             case UInt8(ascii: "g"):
                 offset += Int(bytes[offset]) + 2

@@ -29,7 +29,9 @@ package struct DesktopNotification: Sendable, Equatable {
     package var expireTimeout: Int32
 
     /// A notification; `appName` is always "userdebug".
-    package init(summary: String, body: String = "", urgency: Urgency = .normal, icon: String = "", expireTimeout: Int32 = -1) {
+    package init(
+        summary: String, body: String = "", urgency: Urgency = .normal, icon: String = "", expireTimeout: Int32 = -1
+    ) {
         self.summary = summary
         self.body = body
         self.urgency = urgency

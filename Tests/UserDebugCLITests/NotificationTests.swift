@@ -142,9 +142,11 @@ final class NotificationBus: @unchecked Sendable {
 
     @Test func successAndFailureReachDunstAndNeitherCarriesTheToken() throws {
         try withBus { bus in
-            #expect(try runAsHotkey(["copy-id", "--to", "clipboard"], home: home, environment: bus.environment).status == 0)
             #expect(
-                try runAsHotkey(["copy-token", "--to", "clipboard"], home: home, environment: bus.environment).status == 0)
+                try runAsHotkey(["copy-id", "--to", "clipboard"], home: home, environment: bus.environment).status == 0)
+            #expect(
+                try runAsHotkey(["copy-token", "--to", "clipboard"], home: home, environment: bus.environment).status
+                    == 0)
             let empty = try UserDebugHome()
             let failed = try runAsHotkey(["copy-id", "--to", "clipboard"], home: empty, environment: bus.environment)
             #expect(failed.status == 66)
@@ -165,7 +167,8 @@ final class NotificationBus: @unchecked Sendable {
     @Test func neverSendsNoneAndATerminalOrAPipeIsNotAKey() throws {
         try withBus { bus in
             try home.file("config/config.json", #"{"notifications": "never"}"#)
-            #expect(try runAsHotkey(["copy-id", "--to", "clipboard"], home: home, environment: bus.environment).status == 0)
+            #expect(
+                try runAsHotkey(["copy-id", "--to", "clipboard"], home: home, environment: bus.environment).status == 0)
             try home.file("config/config.json", #"{"notifications": "auto"}"#)
             // Piped stdout: a script reads the result; no notification.
             #expect(try home.run(["copy-id"], extraEnvironment: bus.environment).out == "usr_1\n")
@@ -182,7 +185,8 @@ final class NotificationBus: @unchecked Sendable {
             environment["ROFI_RETV"] = "1"
             environment["ROFI_INFO"] = "copy-name"
             #expect(try home.run(["rofi"], extraEnvironment: environment).status == 0)
-            let dmenu = try home.run(["menu", "--dmenu", "--launcher", "echo nothing"], extraEnvironment: bus.environment)
+            let dmenu = try home.run(
+                ["menu", "--dmenu", "--launcher", "echo nothing"], extraEnvironment: bus.environment)
             #expect(dmenu.status == 1)
             #expect(try bus.received().map(\.summary) == ["Copied user name Zoë"])
         }

@@ -38,7 +38,9 @@ struct OutputRouter {
             try stdout.write(payload)
             return names
         case .auto:
-            if selectionsOnly { return try invocation.config().output.selection.names.map { try copy(payload, to: $0) } }
+            if selectionsOnly {
+                return try invocation.config().output.selection.names.map { try copy(payload, to: $0) }
+            }
             if invocation.stdoutKind == .pipe || (invocation.stdoutKind == .regularFile && !stdoutIsSharedLogFile()) {
                 try stdout.write(payload)
                 return []
