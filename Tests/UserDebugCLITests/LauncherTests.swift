@@ -121,3 +121,23 @@ import Testing
         #expect(try home.run(["menu", "--dmenu"]).status == 78)
     }
 }
+
+/// The hotkey recipes in config/hotkeys name the clipboard on every action: a hotkey tool's
+/// stdout may be a log file, where `--to auto` would send the result.
+@Test func everyHotkeyRecipeCopiesToTheClipboardExplicitly() throws {
+    let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("config/hotkeys")
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasSuffix(".json") }
+    #expect(names.count >= 4)
+    let action = /userdebug'? (copy-id|dump-json|print-response|copy-token|copy-name|run)(\s|$)/
+    for name in names {
+        let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+        let commands = text.split(separator: "\n").filter { line in
+            !line.trimmingCharacters(in: .whitespaces).hasPrefix("#") && line.contains(action)
+        }
+        #expect(!commands.isEmpty, "\(name) binds no action")
+        for line in commands {
+            #expect(line.contains("--to clipboard"), "\(name): \(line)")
+        }
+    }
+}
