@@ -206,4 +206,37 @@ final class NotificationBus: @unchecked Sendable {
         let refused = try runAsHotkey(["copy-id", "--to", "clipboard"], home: empty, environment: deadAddress)
         #expect(refused.status == 66 && refused.err.contains("the session bus is unreachable"), "\(refused)")
     }
+
+    /// A bus on an abstract socket with no notification service: connected, authenticated and
+    /// answered (ServiceUnknown), which stderr says; the action's own result is untouched.
+    @Test func aBusWithoutTheServiceAnswersAnErrorThatStderrShows() throws {
+        let configFile = try home.file(
+            "bus.conf",
+            """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:abstract=/tmp/userdebug-test-\(UUID().uuidString)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/>
+              </policy>
+            </busconfig>
+            """)
+        let daemon = try Spawned.start(
+            ["dbus-daemon", "--config-file=\(configFile)", "--nofork", "--print-address=1"],
+            environment: home.environment, pipeOutput: true)
+        defer {
+            daemon.kill()
+            daemon.wait()
+        }
+        let address = daemon.receiveLine() ?? ""
+        #expect(address.hasPrefix("unix:abstract="), "\(address)")
+        try home.file("config/config.json", #"{"notifications": "always"}"#)
+        let result = try home.run(
+            ["copy-id", "--to", "stdout"], extraEnvironment: ["DBUS_SESSION_BUS_ADDRESS": address])
+        #expect(result.status == 0 && result.out == "usr_1\n", "\(result)")
+        #expect(result.err.contains("org.freedesktop.DBus.Error.ServiceUnknown"), "\(result)")
+    }
 }
