@@ -77,12 +77,12 @@ package enum NotificationService {
         return "unix:path=" + path
     }
 
-    /// Sends `notification` and waits for the service's answer, all within `deadline` seconds.
-    /// - Throws: `DBusFailure`: `.noBus` at once when there is no bus to try, else why it failed.
-    package static func send(
-        _ notification: DesktopNotification, variable: (String) -> String?, deadline: Double = deadline
-    ) throws(DBusFailure) {
-        guard let address = busAddress(variable) else { throw .noBus }
+    /// Sends `notification` to the bus at `address` (see `busAddress`) and waits for the
+    /// service's answer, all within `deadline` seconds.
+    /// - Throws: `DBusFailure` saying why it was not shown.
+    package static func send(_ notification: DesktopNotification, address: String, deadline: Double = deadline)
+        throws(DBusFailure)
+    {
         var connection = try DBusConnection(address: address, deadline: monotonicNow() + deadline)
         try connection.authenticate()
         try connection.call(notification.methodCall())

@@ -184,11 +184,12 @@ final class NotificationBus: @unchecked Sendable {
             var environment = bus.environment
             environment["ROFI_RETV"] = "1"
             environment["ROFI_INFO"] = "copy-name"
-            #expect(try home.run(["rofi"], extraEnvironment: environment).status == 0)
+            let rofi = try home.run(["rofi"], extraEnvironment: environment)
+            #expect(rofi.status == 0, "\(rofi)")
             let dmenu = try home.run(
                 ["menu", "--dmenu", "--launcher", "echo nothing"], extraEnvironment: bus.environment)
             #expect(dmenu.status == 1)
-            #expect(try bus.received().map(\.summary) == ["Copied user name Zoë"])
+            #expect(try bus.received().map(\.summary) == ["Copied user name Zoë"], "\(rofi)")
         }
     }
 

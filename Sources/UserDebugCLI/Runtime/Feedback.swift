@@ -84,10 +84,13 @@ package struct Notifier: Sendable {
     /// session bus exists. Never throws: a notification that cannot be shown is a stderr line.
     package func notify(outcome: ActionOutcome) {
         guard isActive else { return }
-        do throws(DBusFailure) {
-            try NotificationService.send(NotificationText.notification(for: outcome, token: token), variable: variable)
-        } catch .noBus {
+        // The bus first: without one, no text is built (the hotkey path pays a getenv and a stat).
+        guard let address = NotificationService.busAddress(variable) else {
             if mode == .always { report("notification not shown: \(DBusFailure.noBus)") }
+            return
+        }
+        do throws(DBusFailure) {
+            try NotificationService.send(NotificationText.notification(for: outcome, token: token), address: address)
         } catch {
             report("notification not shown: \(error)")
         }
