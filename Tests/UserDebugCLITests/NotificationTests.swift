@@ -93,11 +93,15 @@ final class NotificationBus: @unchecked Sendable {
     }
 
     /// Every notification received so far (in no promised order): summary, body and the
-    /// formatted message.
+    /// formatted message. A marker sent last with dunstify says when dunst has shown all the
+    /// earlier ones: they are closed into the history until the marker is there.
     func received() throws -> [(summary: String, body: String, message: String)] {
-        _ = try dunstctl(["close-all"])
-        var list: [(String, String, String)] = []
-        _ = eventually(timeout: 5) {
+        let marker = "marker-\(UUID().uuidString)"
+        _ = try Peer.read(
+            ["dunstify", "-a", "test", marker], environment: x.environment.merging(environment) { $1 }, limit: 20)
+        var list: [(summary: String, body: String, message: String)] = []
+        let complete = eventually(timeout: 20) {
+            _ = try? dunstctl(["close-all"])
             guard let history = try? dunstctl(["history"]),
                 let json = try? JSONSerialization.jsonObject(with: Data(history.bytes)) as? [String: Any],
                 let data = (json["data"] as? [[[String: Any]]])?.first
@@ -106,9 +110,10 @@ final class NotificationBus: @unchecked Sendable {
                 (entry[key] as? [String: Any])?["data"] as? String ?? ""
             }
             list = data.map { (text($0, "summary"), text($0, "body"), text($0, "message")) }
-            return true
+            return list.contains { $0.summary == marker }
         }
-        return list
+        if !complete { Issue.record("dunst never showed the marker notification") }
+        return list.filter { !$0.summary.hasPrefix("marker-") }
     }
 }
 
