@@ -83,4 +83,14 @@ import Testing
             #expect(!json.contains(Samples.canary) && !json.contains("ak-secret-1"))
         }
     }
+
+    @Test func anErrorIsRofisMessageLine() throws {
+        let empty = try UserDebugHome()
+        let result = try empty.run(["rofi"])
+        #expect(result.status == 0, "\(result)")
+        let message = rows(result.out).compactMap { $0.options["message"] }.first ?? ""
+        #expect(message.hasPrefix("no store yet at "), "\(result.out)")
+        #expect(result.err.contains("no store yet"))
+        #expect(!rows(result.out).contains { !$0.text.isEmpty })
+    }
 }

@@ -25,7 +25,16 @@ enum RofiCommand {
             return try ActionRun.perform(id, invocation: invocation, selectionsOnly: true, origin: .key)
         }
         let typed = invocation.arguments.positionals.first
-        try listOrRun(invocation, typed: retv == 2 || (retv == 1 && info == nil) ? typed : nil)
+        do {
+            try listOrRun(invocation, typed: retv == 2 || (retv == 1 && info == nil) ? typed : nil)
+        } catch {
+            guard typed == nil else { throw error }
+            // rofi shows a failing script as a bare "failed to execute": the error goes into
+            // rofi's message line instead (and stderr), and the mode shows no rows.
+            let message = ErrorReport.classify(error).1.split(separator: "\n").first.map(String.init) ?? ""
+            invocation.diagnostics.error(message)
+            try writeAll(Array(rows([], message: message).utf8), to: 1, name: "standard output")
+        }
     }
 
     /// Lists the menu; with `typed` (a custom entry), runs the action it names instead, or
