@@ -169,6 +169,23 @@ final class NotificationBus: @unchecked Sendable {
         }
     }
 
+    /// A failing action whose error text would carry the token (its command echoes its stdin to
+    /// stderr): the critical notification says it failed, without the token.
+    @Test func aFailureThatQuotesTheTokenNotifiesWithoutIt() throws {
+        try home.file(
+            "config/config.json",
+            #"{"actions": [{"id": "leak", "title": "Leak", "template": "{{session.token}}", "secret": true, "command": ["/bin/sh", "-c", "cat >&2; exit 3"]}]}"#
+        )
+        try withBus { bus in
+            let result = try runAsHotkey(
+                ["run", "leak", "--to", "clipboard"], home: home, environment: bus.environment)
+            #expect(result.status == 69, "\(result)")
+            let received = try bus.received()
+            #expect(received.count == 1, "\(received)")
+            #expect(!"\(received)".contains(Samples.canary) && !result.err.contains(Samples.canary))
+        }
+    }
+
     @Test func neverSendsNoneAndATerminalOrAPipeIsNotAKey() throws {
         try withBus { bus in
             try home.file("config/config.json", #"{"notifications": "never"}"#)
