@@ -103,6 +103,16 @@ import Testing
         #expect(!lines.joined().contains(Samples.canary))
     }
 
+    @Test func aBackendSectionThatFailedIsALineThatRunsNothing() throws {
+        try home.file(
+            "config/config.json", #"{"backend": {"path": "/me", "curl": "/bin/false", "timeoutSeconds": 5}}"#)
+        // grep as the launcher chooses the backend's line.
+        let result = try home.run(["menu", "--dmenu", "--launcher", "grep backend", "--trace"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.err.contains("'From the backend: failed"), "\(result)")
+        #expect(result.err.contains("runs no action") && !result.err.contains("willPerform"))
+    }
+
     @Test func aMissingLauncherIsExit69AndNothingChosenIsExit1() throws {
         let missing = try home.run(["menu", "--dmenu", "--launcher", "no-such-launcher-xyz"])
         #expect(missing.status == 69 && missing.err.contains("'no-such-launcher-xyz'"), "\(missing)")
