@@ -54,7 +54,11 @@ final class NotificationBus: @unchecked Sendable {
             runner.kill()
         }
         runner.wait()
-        for pid in children where !processExited(pid) { Glibc.kill(pid, SIGKILL) }
+        // dbus-run-session ends its dbus-daemon without waiting for it; one still there is ours
+        // (checked by name, so a pid reused since is left alone).
+        for pid in children where !processExited(pid) && ["dbus-daemon", "dunst"].contains(command(of: pid)) {
+            Glibc.kill(pid, SIGKILL)
+        }
     }
 
     private static func command(of pid: pid_t) -> String {
@@ -97,7 +101,7 @@ final class NotificationBus: @unchecked Sendable {
     /// earlier ones: they are closed into the history until the marker is there.
     func received() throws -> [(summary: String, body: String, message: String)] {
         let marker = "marker-\(UUID().uuidString)"
-        _ = try Peer.read(
+        let sent = try Peer.read(
             ["dunstify", "-a", "test", marker], environment: x.environment.merging(environment) { $1 }, limit: 20)
         var list: [(summary: String, body: String, message: String)] = []
         let complete = eventually(timeout: 20) {
@@ -112,7 +116,10 @@ final class NotificationBus: @unchecked Sendable {
             list = data.map { (text($0, "summary"), text($0, "body"), text($0, "message")) }
             return list.contains { $0.summary == marker }
         }
-        if !complete { Issue.record("dunst never showed the marker notification") }
+        if !complete {
+            let history = String(decoding: (try? dunstctl(["history"]))?.bytes ?? [], as: UTF8.self)
+            Issue.record("dunst never showed the marker (dunstify exit \(sent.status)); history: \(history)")
+        }
         return list.filter { !$0.summary.hasPrefix("marker-") }
     }
 }
