@@ -9,12 +9,17 @@ final class NotificationBus: @unchecked Sendable {
     let address: String
     let x: Xvfb
     let configFile: String
+    /// dunst's stderr, shown when it did not do its part.
+    let logFile: String
 
     /// Starts dbus-run-session running a shell that prints the bus address and runs dunst with
     /// a rule that marks critical notifications, so their urgency shows in `dunstctl history`.
     init(x: Xvfb, directory: URL) throws {
         self.x = x
         configFile = directory.appendingPathComponent("dunstrc").path
+        logFile = directory.appendingPathComponent("dunst-\(UUID().uuidString).log").path
+        let busFile = directory.appendingPathComponent("session-bus.conf").path
+        try Self.busConfig(listen: "unix:tmpdir=/tmp").write(toFile: busFile, atomically: true, encoding: .utf8)
         try """
         [global]
             font = Monospace 8
@@ -24,8 +29,8 @@ final class NotificationBus: @unchecked Sendable {
         """.write(toFile: configFile, atomically: true, encoding: .utf8)
         runner = try Spawned.start(
             [
-                "dbus-run-session", "--", "/bin/sh", "-c",
-                "echo \"$DBUS_SESSION_BUS_ADDRESS\"; exec dunst -config \"$0\"", configFile,
+                "dbus-run-session", "--config-file=\(busFile)", "--", "/bin/sh", "-c",
+                "echo \"$DBUS_SESSION_BUS_ADDRESS\"; exec dunst -config \"$0\" 2>\"$1\"", configFile, logFile,
             ],
             environment: x.environment, pipeOutput: true)
         address = runner.receiveLine() ?? ""
@@ -42,6 +47,23 @@ final class NotificationBus: @unchecked Sendable {
 
     func stop() {
         Self.kill(runner)
+    }
+
+    /// A session bus that activates nothing: Debian's session bus would start a dunst of its
+    /// own (dunst's D-Bus service file) for the first call to the service, racing ours.
+    static func busConfig(listen: String) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>\(listen)</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/>
+          </policy>
+        </busconfig>
+        """
     }
 
     /// Ends dunst (the runner's command) so dbus-run-session stops its dbus-daemon, reaps both and
@@ -118,7 +140,9 @@ final class NotificationBus: @unchecked Sendable {
         }
         if !complete {
             let history = String(decoding: (try? dunstctl(["history"]))?.bytes ?? [], as: UTF8.self)
-            Issue.record("dunst never showed the marker (dunstify exit \(sent.status)); history: \(history)")
+            let log = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+            Issue.record(
+                "dunst never showed the marker (dunstify exit \(sent.status)); history: \(history); log: \(log)")
         }
         return list.filter { !$0.summary.hasPrefix("marker-") }
     }
@@ -241,19 +265,7 @@ final class NotificationBus: @unchecked Sendable {
     /// answered (ServiceUnknown), which stderr says; the action's own result is untouched.
     @Test func aBusWithoutTheServiceAnswersAnErrorThatStderrShows() throws {
         let configFile = try home.file(
-            "bus.conf",
-            """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:abstract=/tmp/userdebug-test-\(UUID().uuidString)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/>
-              </policy>
-            </busconfig>
-            """)
+            "bus.conf", NotificationBus.busConfig(listen: "unix:abstract=/tmp/userdebug-test-\(UUID().uuidString)"))
         let daemon = try Spawned.start(
             ["dbus-daemon", "--config-file=\(configFile)", "--nofork", "--print-address=1"],
             environment: home.environment, pipeOutput: true)
