@@ -58,9 +58,15 @@ let package = Package(
             dependencies: ["CX11", "UserDebugKit"],
             swiftSettings: strictSwift
         ),
+        // Desktop notifications over the session bus: a D-Bus client of our own (no libdbus, which
+        // has no static archive for the static `userdebug` binary), used after hotkey actions.
+        .target(
+            name: "DesktopNotify",
+            swiftSettings: strictSwift
+        ),
         .target(
             name: "UserDebugCLI",
-            dependencies: ["UserDebugKit", "X11Clipboard"],
+            dependencies: ["UserDebugKit", "X11Clipboard", "DesktopNotify"],
             swiftSettings: strictSwift
         ),
         .executableTarget(

@@ -12,7 +12,8 @@ public enum CLI {
 
     /// Every command, in the order help lists them.
     static let commands: [CommandSpec] =
-        ActionCommands.all + [MenuCommand.spec, RunCommand.spec] + SessionCommands.all + ResponseCommands.all
+        ActionCommands.all + [MenuCommand.spec, RunCommand.spec, RofiCommand.spec] + SessionCommands.all
+        + ResponseCommands.all
         + ClipboardCommands.all + ImportCommands.all + ExportCommands.all + CaptureCommand.all
 
     /// Runs the command line `arguments` (without the program name) and returns the exit status.

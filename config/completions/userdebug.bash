@@ -14,7 +14,8 @@ _userdebug_commands=(
     'dump-json|--to --lifetime --hand-off --new-owner|'
     'print-response|--tag --path --status --body --headers --full --json --to --lifetime --hand-off --new-owner|response'
     'copy-token|--to --lifetime --hand-off --new-owner|'
-    'menu|--json --trace|'
+    'menu|--json --trace --dmenu --launcher|'
+    'rofi|--trace|'
     'run|--to --lifetime --hand-off --new-owner --trace|'
     'session import|--name --keep-current --from-clipboard|file'
     'session set|--id --name --token --token-stdin --base-url --environment|'
@@ -48,6 +49,7 @@ _userdebug_value_of() {
         --status) REPLY='2xx 3xx 4xx 5xx' ;;
         --target) REPLY='UTF8_STRING TARGETS STRING TEXT application/json' ;;
         --session) REPLY=@sessions ;;
+        --launcher) REPLY='dmenu rofi fuzzel wofi bemenu' ;;
         --lifetime | --tag | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --body-file) REPLY='' ;;
         *) return 1 ;;
     esac

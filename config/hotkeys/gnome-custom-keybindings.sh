@@ -7,8 +7,8 @@
 # GNOME runs the command without a shell and with the session's PATH, which often lacks
 # ~/.local/bin: the shortcuts use userdebug's full path as found now (quoted, as GNOME splits
 # the command like a shell would).
-# A hotkey command has no terminal and its standard output is not a pipe, so `--to auto` (the
-# default) puts the result on the CLIPBOARD.
+# Every command says `--to clipboard`: whatever GNOME gives a shortcut as standard output, the
+# result goes to the CLIPBOARD, and a notification says what was copied (or why nothing was).
 set -eu
 
 userdebug=$(command -v userdebug) || { echo "userdebug is not on PATH; run Scripts/install.sh first" >&2; exit 1; }
@@ -36,7 +36,7 @@ bind() {
 }
 
 # Super+Alt+I: the current user's identifier to the clipboard
-bind userdebug-copy-id "userdebug: copy user id" "<Super><Alt>i" "'$userdebug' copy-id"
+bind userdebug-copy-id "userdebug: copy user id" "<Super><Alt>i" "'$userdebug' copy-id --to clipboard"
 # Super+Alt+J: the current user as JSON to the clipboard
 bind userdebug-dump-json "userdebug: dump user JSON" "<Super><Alt>j" "'$userdebug' dump-json --to clipboard"
 # Super+Alt+R: the last backend response's body to the clipboard

@@ -33,24 +33,51 @@ enum ActionRun {
 
     /// Requests a menu, displays it (headless), performs `id`, delivers the payload through
     /// `OutputRouter`. Single-threaded unless `id` is only found after resolving deferred
-    /// elements.
-    static func perform(_ id: String, invocation: Invocation, responses: ResponseLogProvider = ResponseLogProvider())
-        throws
-    {
-        let providers: [any DebugActionProvider] =
-            builtinIDs.contains(id)
-            ? [UserActionProvider(), responses]
-            : MenuSources.allProviders(invocation, responses: responses)
-        let session = try MenuSession.request(
-            providers: providers, context: { try MenuSources.context(invocation) },
-            observers: MenuSources.observers(invocation))
-        try session.display()
-        try session.perform(id) { payload in
-            try OutputRouter(invocation: invocation).deliver(payload)
+    /// elements. Its outcome, success or failure, goes to the `Notifier` (a notification when
+    /// a hotkey tool ran us).
+    /// `selectionsOnly` and `origin .key`: for launchers, whose stdout is not the user's.
+    static func perform(
+        _ id: String, invocation: Invocation, responses: ResponseLogProvider = ResponseLogProvider(),
+        selectionsOnly: Bool = false, origin: Notifier.Origin = .commandLine
+    ) throws {
+        var token: String?
+        do {
+            let providers: [any DebugActionProvider] =
+                builtinIDs.contains(id)
+                ? [UserActionProvider(), responses]
+                : MenuSources.allProviders(invocation, responses: responses)
+            let session = try MenuSession.request(
+                providers: providers, context: { try MenuSources.context(invocation) },
+                observers: MenuSources.observers(invocation))
+            token = session.context.session.token
+            try session.display()
+            let router = OutputRouter(invocation: invocation, selectionsOnly: selectionsOnly)
+            try deliver(id, from: session, router: router, origin: origin)
+        } catch {
+            Notifier.of(invocation, origin: origin, token: token).notify(outcome: .failed(error))
+            throw error
         }
-        if session.elements.action(id: id)?.needsReveal == true, !invocation.arguments.has("reveal") {
+    }
+
+    /// Performs `id` in the displayed `session`, sends its payload through `router` and tells
+    /// the `Notifier` of the success (the caller reports a failure: it knows more of it).
+    static func deliver(_ id: String, from session: MenuSession, router: OutputRouter, origin: Notifier.Origin) throws {
+        let invocation = router.invocation
+        var delivered: (payload: Payload, selections: [String])?
+        try session.perform(id) { payload in
+            delivered = (payload, try router.deliver(payload))
+        }
+        let action = session.elements.action(id: id)
+        if action?.needsReveal == true, !invocation.arguments.has("reveal") {
             invocation.diagnostics.notice("\(id) is a secret: wrote the placeholder; --reveal gives the value")
         }
+        guard let delivered else { return }
+        let notifier = Notifier.of(invocation, origin: origin, token: session.context.session.token)
+        guard notifier.isActive else { return }
+        let delivery = Delivery(
+            actionID: id, title: action?.title ?? id, payload: delivered.payload, selections: delivered.selections,
+            clearSecretAfter: (try? invocation.config())?.clipboard.clearSecretAfter)
+        notifier.notify(outcome: .delivered(delivery))
     }
 }
 

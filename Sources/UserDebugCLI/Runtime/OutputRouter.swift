@@ -17,28 +17,40 @@ extension OutputTarget {
 /// Sends payloads to the target chosen by `--to`, the config and the kind of stdout.
 struct OutputRouter {
     let invocation: Invocation
+    /// For launchers (whose stdout is the launcher's or nobody's): the selections
+    /// `output.selection` names, whatever `--to`, the config's default and stdout say.
+    var selectionsOnly = false
 
-    func deliver(_ payload: Payload) throws {
-        let target = try chosenTarget()
+    /// Sends `payload` out; returns the selections it went to ("CLIPBOARD", "PRIMARY"), empty
+    /// when it went to stdout only.
+    @discardableResult
+    func deliver(_ payload: Payload) throws -> [String] {
+        let target = selectionsOnly ? .auto : try chosenTarget()
         let stdout = StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal)
         switch target {
         case .stdout:
             try stdout.write(payload)
+            return []
         case .clipboard, .primary:
-            try copy(payload, to: target == .primary ? .primary : .clipboard)
+            return [try copy(payload, to: target == .primary ? .primary : .clipboard)]
         case .both:
-            for selection in try invocation.config().output.selection.names { try copy(payload, to: selection) }
+            let names = try invocation.config().output.selection.names.map { try copy(payload, to: $0) }
             try stdout.write(payload)
+            return names
         case .auto:
+            if selectionsOnly {
+                return try invocation.config().output.selection.names.map { try copy(payload, to: $0) }
+            }
             if invocation.stdoutKind == .pipe || (invocation.stdoutKind == .regularFile && !stdoutIsSharedLogFile()) {
                 try stdout.write(payload)
-                return
+                return []
             }
             do {
-                for selection in try invocation.config().output.selection.names { try copy(payload, to: selection) }
+                return try invocation.config().output.selection.names.map { try copy(payload, to: $0) }
             } catch ClipboardError.noDisplay(let reason) {
                 invocation.diagnostics.notice("no clipboard (\(reason)); writing to standard output")
                 try stdout.write(payload)
+                return []
             }
         }
     }
@@ -68,8 +80,10 @@ struct OutputRouter {
         return policy
     }
 
-    /// Owns `selection` with `payload` using the config's clipboard settings and `--lifetime`.
-    func copy(_ payload: Payload, to selection: SelectionName) throws {
+    /// Owns `selection` with `payload` using the config's clipboard settings and `--lifetime`;
+    /// returns the selection's X name.
+    @discardableResult
+    func copy(_ payload: Payload, to selection: SelectionName) throws -> String {
         var options = try invocation.config().clipboard
         if let lifetime = invocation.arguments.value("lifetime") {
             guard let seconds = Double(lifetime), seconds.isFinite, seconds > 0 else {
@@ -85,5 +99,6 @@ struct OutputRouter {
         } else {
             invocation.diagnostics.notice("copied \(payload.bytes.count) bytes to \(name)")
         }
+        return name
     }
 }

@@ -52,6 +52,8 @@ extension Config {
         ("clipboard", readClipboard),
         ("actions", readActions),
         ("backend", readBackend),
+        ("notifications", readNotifications),
+        ("menu", readMenu),
     ]
 
     private static func readRetention(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader)

@@ -73,6 +73,10 @@ public struct Config: Sendable, Equatable {
     /// The `backend` section: what the "From the backend" menu section asks; off while its
     /// `path` is nil.
     public var backend: BackendProvider.Settings
+    /// `notifications`: when an action's outcome is shown as a desktop notification.
+    public var notifications: NotificationMode = .auto
+    /// The `menu` section: the launcher of `menu --dmenu`.
+    public var menu: Menu = Menu()
 
     /// A configuration; every part defaults.
     public init(

@@ -1,0 +1,115 @@
+import UserDebugKit
+
+/// `userdebug menu --dmenu [--launcher CMD]`: the menu as lines on a dmenu-style launcher's
+/// stdin; the line it prints back is performed to the clipboard, through the same path as
+/// `userdebug run` (secrets marked and cleared, the outcome notified).
+enum LauncherCommand {
+    static let options: [OptionSpec] = [
+        .flag("dmenu", "Show the menu in a launcher (dmenu, rofi, fuzzel, wofi, bemenu) and run the choice."),
+        .value(
+            "launcher", "CMD",
+            "The launcher to run with --dmenu, split at spaces (default: menu.launcher, else the first found)."),
+    ]
+
+    /// The launchers tried in order when neither `--launcher` nor `menu.launcher` names one,
+    /// each with the arguments that make it read a list on stdin and print the choice.
+    static let candidates: [[String]] = [
+        ["dmenu", "-i", "-l", "20", "-p", "userdebug"],
+        ["rofi", "-dmenu", "-i", "-p", "userdebug"],
+        ["fuzzel", "--dmenu", "--prompt", "userdebug: "],
+        ["wofi", "--dmenu", "--insensitive", "--prompt", "userdebug"],
+        ["bemenu", "-i", "-l", "20", "-p", "userdebug"],
+    ]
+
+    /// The exit status when the launcher closed without a choice (Esc), as dmenu's own.
+    static let nothingChosen: Int32 = 1
+
+    static func run(_ invocation: Invocation) throws {
+        var session: MenuSession?
+        do {
+            let argv = try launcher(invocation)
+            let menu = try MenuSession.request(
+                providers: MenuSources.allProviders(invocation), context: { try MenuSources.context(invocation) },
+                observers: MenuSources.observers(invocation))
+            session = menu
+            try menu.display()
+            try menu.resolveDeferred()
+            let renderer = MenuRenderer(session: menu.context.session, revealed: invocation.arguments.has("reveal"))
+            let entries = LauncherEntries.entries(menu.elements, renderer: renderer)
+            let input = entries.map { $0.line + "\n" }.joined()
+            let chosen = try choose(argv, input: Array(input.utf8), invocation: invocation)
+            guard let chosen, let id = LauncherEntries.entry(chosen: chosen, in: entries)?.actionID else {
+                if let chosen {
+                    invocation.diagnostics.notice("'\(TerminalText.escape(chosen))' runs no action; nothing done")
+                }
+                menu.cancel()
+                throw PassThroughExit(status: nothingChosen)
+            }
+            let router = OutputRouter(invocation: invocation, selectionsOnly: true)
+            try ActionRun.deliver(id, from: menu, router: router, origin: .key)
+        } catch let exit as PassThroughExit {
+            throw exit
+        } catch {
+            session?.abandon(because: error)
+            Notifier.of(invocation, origin: .key, token: session?.context.session.token).notify(outcome: .failed(error))
+            throw error
+        }
+    }
+
+    /// The launcher's argv: `--launcher`, else `menu.launcher`, else the first candidate in
+    /// PATH (on Wayland the Wayland-native ones first).
+    /// - Throws: exit 69 when it is not installed.
+    static func launcher(_ invocation: Invocation) throws -> [String] {
+        if let text = invocation.arguments.value("launcher") {
+            let argv = Config.splitCommand(text)
+            guard !argv.isEmpty else { throw CommandError(.usage, "--launcher needs a command, got '\(text)'") }
+            return try installed(argv, from: "--launcher")
+        }
+        if let configured = try invocation.config().menu.launcher {
+            return try installed(configured, from: "menu.launcher")
+        }
+        let wayland = invocation.variable("WAYLAND_DISPLAY").map { !$0.isEmpty } ?? false
+        let order = wayland ? Array(candidates[2...]) + candidates[..<2] : candidates
+        guard let found = order.first(where: { FileTrust.locateProgram($0[0]) != nil }) else {
+            throw CommandError(
+                .unavailable,
+                "no launcher found: install dmenu, rofi, fuzzel, wofi or bemenu, or name one with --launcher or menu.launcher"
+            )
+        }
+        return found
+    }
+
+    private static func installed(_ argv: [String], from source: String) throws -> [String] {
+        guard FileTrust.locateProgram(argv[0]) != nil else {
+            throw CommandError(.unavailable, "the launcher '\(argv[0])' (\(source)) is not installed or not in PATH")
+        }
+        return argv
+    }
+
+    /// Runs the launcher with `input` on its stdin; its first line of output, or nil when it
+    /// closed without a choice (status 1, or nothing printed).
+    private static func choose(_ argv: [String], input: [UInt8], invocation: Invocation) throws -> String? {
+        let result: ProcessRunner.Result
+        do throws(ProcessRunner.Failure) {
+            // A person chooses: an hour at most, so a forgotten launcher does not live forever.
+            result = try ProcessRunner(timeout: 3600, outputLimit: 1 << 20).run(
+                argv, environment: invocation.environment, stdin: input)
+        } catch {
+            throw CommandError(.unavailable, "the launcher '\(argv[0])' did not run: \(error)")
+        }
+        switch result.termination {
+        case .exited(0):
+            let output = String(decoding: result.stdout, as: UTF8.self)
+            let line = output.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            return line.isEmpty ? nil : line
+        case .exited(1):
+            return nil
+        default:
+            let stderr = String(decoding: result.stderr, as: UTF8.self).split(separator: "\n").last.map(String.init)
+            throw CommandError(
+                .unavailable,
+                "the launcher '\(argv[0])' failed (status \(result.termination.shellStatus))"
+                    + (stderr.map { ": " + TerminalText.escape($0) } ?? ""))
+        }
+    }
+}

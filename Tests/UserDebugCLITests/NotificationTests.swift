@@ -1,0 +1,284 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A session bus of our own (`dbus-run-session`) with a real notification daemon (dunst) on
+/// an Xvfb; everything it starts is killed by pid at `stop`.
+final class NotificationBus: @unchecked Sendable {
+    let runner: Spawned
+    let address: String
+    let x: Xvfb
+    let configFile: String
+    /// dunst's stderr, shown when it did not do its part.
+    let logFile: String
+
+    /// Starts dbus-run-session running a shell that prints the bus address and runs dunst with
+    /// a rule that marks critical notifications, so their urgency shows in `dunstctl history`.
+    init(x: Xvfb, directory: URL) throws {
+        self.x = x
+        configFile = directory.appendingPathComponent("dunstrc").path
+        logFile = directory.appendingPathComponent("dunst-\(UUID().uuidString).log").path
+        let busFile = directory.appendingPathComponent("session-bus.conf").path
+        try Self.busConfig(listen: "unix:tmpdir=/tmp").write(toFile: busFile, atomically: true, encoding: .utf8)
+        try """
+        [global]
+            font = Monospace 8
+        [critical_mark]
+            msg_urgency = critical
+            format = "CRITICAL %s"
+        """.write(toFile: configFile, atomically: true, encoding: .utf8)
+        runner = try Spawned.start(
+            [
+                "dbus-run-session", "--config-file=\(busFile)", "--", "/bin/sh", "-c",
+                "echo \"$DBUS_SESSION_BUS_ADDRESS\"; exec dunst -config \"$0\" 2>\"$1\"", configFile, logFile,
+            ],
+            environment: x.environment, pipeOutput: true)
+        address = runner.receiveLine() ?? ""
+        guard address.hasPrefix("unix:") else {
+            Self.kill(runner)
+            throw TestSupport.FixtureError("dbus-run-session printed no address")
+        }
+        // dunst owns org.freedesktop.Notifications once `dunstctl` gets an answer from it.
+        guard eventually(timeout: 15, { (try? self.dunstctl(["is-paused"]))?.status == 0 }) else {
+            Self.kill(runner)
+            throw TestSupport.FixtureError("dunst did not come up on \(address)")
+        }
+    }
+
+    func stop() {
+        Self.kill(runner)
+    }
+
+    /// A session bus that activates nothing: Debian's session bus would start a dunst of its
+    /// own (dunst's D-Bus service file) for the first call to the service, racing ours.
+    static func busConfig(listen: String) -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>\(listen)</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/>
+          </policy>
+        </busconfig>
+        """
+    }
+
+    /// Ends dunst (the runner's command) so dbus-run-session stops its dbus-daemon, reaps both and
+    /// exits; whatever is left after a deadline is killed by pid. The runner is reaped.
+    private static func kill(_ runner: Spawned) {
+        let children = descendants(of: runner.pid)
+        for pid in children where command(of: pid) == "dunst" { Glibc.kill(pid, SIGTERM) }
+        if !eventually(timeout: 10, { processExited(runner.pid) }) {
+            for pid in descendants(of: runner.pid) { Glibc.kill(pid, SIGKILL) }
+            runner.kill()
+        }
+        runner.wait()
+        // dbus-run-session ends its dbus-daemon without waiting for it; one still there is ours
+        // (checked by name, so a pid reused since is left alone).
+        for pid in children where !processExited(pid) && ["dbus-daemon", "dunst"].contains(command(of: pid)) {
+            Glibc.kill(pid, SIGKILL)
+        }
+    }
+
+    private static func command(of pid: pid_t) -> String {
+        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").trimmingCharacters(
+            in: .whitespacesAndNewlines)
+    }
+
+    private static func descendants(of root: pid_t) -> [pid_t] {
+        var children: [pid_t: [pid_t]] = [:]
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, let parent = pid_t(fields[1]) { children[parent, default: []].append(pid) }
+        }
+        var found: [pid_t] = []
+        var queue = [root]
+        while let next = queue.popLast() {
+            let direct = children[next] ?? []
+            found += direct
+            queue += direct
+        }
+        return found
+    }
+
+    /// The environment a program on this desktop gets: display and bus.
+    var environment: [String: String] {
+        ["DISPLAY": x.display, "DBUS_SESSION_BUS_ADDRESS": address]
+    }
+
+    func dunstctl(_ arguments: [String]) throws -> Peer.Output {
+        try Peer.read(["dunstctl"] + arguments, environment: x.environment.merging(environment) { $1 }, limit: 20)
+    }
+
+    /// Every notification received so far (in no promised order): summary, body and the
+    /// formatted message. A marker sent last with dunstify says when dunst has shown all the
+    /// earlier ones: they are closed into the history until the marker is there.
+    func received() throws -> [(summary: String, body: String, message: String)] {
+        let marker = "marker-\(UUID().uuidString)"
+        let sent = try Peer.read(
+            ["dunstify", "-a", "test", marker], environment: x.environment.merging(environment) { $1 }, limit: 20)
+        var list: [(summary: String, body: String, message: String)] = []
+        let complete = eventually(timeout: 20) {
+            _ = try? dunstctl(["close-all"])
+            guard let history = try? dunstctl(["history"]),
+                let json = try? JSONSerialization.jsonObject(with: Data(history.bytes)) as? [String: Any],
+                let data = (json["data"] as? [[[String: Any]]])?.first
+            else { return false }
+            func text(_ entry: [String: Any], _ key: String) -> String {
+                (entry[key] as? [String: Any])?["data"] as? String ?? ""
+            }
+            list = data.map { (text($0, "summary"), text($0, "body"), text($0, "message")) }
+            return list.contains { $0.summary == marker }
+        }
+        if !complete {
+            let history = String(decoding: (try? dunstctl(["history"]))?.bytes ?? [], as: UTF8.self)
+            let log = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+            Issue.record(
+                "dunst never showed the marker (dunstify exit \(sent.status)); history: \(history); log: \(log)")
+        }
+        return list.filter { !$0.summary.hasPrefix("marker-") }
+    }
+}
+
+/// Notifications after an action started from a key, received by a real dunst.
+@Suite(.serialized) struct NotificationTests {
+    let home: UserDebugHome
+
+    init() throws {
+        home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+    }
+
+    /// Runs `userdebug ARGS` as a hotkey tool does: stdout to /dev/null, stderr to a file (neither
+    /// a terminal). Its status and stderr.
+    func runAsHotkey(_ arguments: [String], home: UserDebugHome, environment: [String: String]) throws -> RunResult {
+        let errors = home.root.appendingPathComponent("stderr-\(UUID().uuidString)").path
+        let result = try runTool(
+            "/bin/sh", ["-c", "exec \"$@\" >/dev/null 2>\"$0\"", errors, UserDebugHome.binary] + arguments,
+            environment: home.environment.merging(environment) { $1 })
+        let stderr = (try? Data(contentsOf: URL(fileURLWithPath: errors))) ?? Data()
+        return RunResult(status: result.status, stdout: result.stdout, stderr: stderr)
+    }
+
+    func withBus(_ body: (NotificationBus) throws -> Void) throws {
+        try withXvfb { x in
+            let bus = try NotificationBus(x: x, directory: home.root)
+            defer { bus.stop() }
+            try body(bus)
+        }
+    }
+
+    @Test func successAndFailureReachDunstAndNeitherCarriesTheToken() throws {
+        try withBus { bus in
+            #expect(
+                try runAsHotkey(["copy-id", "--to", "clipboard"], home: home, environment: bus.environment).status == 0)
+            #expect(
+                try runAsHotkey(["copy-token", "--to", "clipboard"], home: home, environment: bus.environment).status
+                    == 0)
+            let empty = try UserDebugHome()
+            let failed = try runAsHotkey(["copy-id", "--to", "clipboard"], home: empty, environment: bus.environment)
+            #expect(failed.status == 66)
+            let received = try bus.received()
+            #expect(received.count == 3, "\(received)")
+            let copied = received.first { $0.summary == "Copied user id usr_1" }
+            #expect(copied?.body == "to CLIPBOARD" && copied?.message.hasPrefix("CRITICAL") == false, "\(received)")
+            #expect(received.contains { $0.summary == "Copied the token (clears in 30 s)" })
+            let failure = try #require(received.first { $0.summary.hasPrefix("No store yet at ") }, "\(received)")
+            #expect(failure.body == "Record a session first: userdebug session import …")
+            #expect(failure.message.hasPrefix("CRITICAL "), "\(failure)")
+            for notification in received {
+                #expect(!"\(notification)".contains(Samples.canary))
+            }
+        }
+    }
+
+    /// A failing action whose error text would carry the token (its command echoes its stdin to
+    /// stderr): the critical notification says it failed, without the token.
+    @Test func aFailureThatQuotesTheTokenNotifiesWithoutIt() throws {
+        try home.file(
+            "config/config.json",
+            #"{"actions": [{"id": "leak", "title": "Leak", "template": "{{session.token}}", "secret": true, "command": ["/bin/sh", "-c", "cat >&2; exit 3"]}]}"#
+        )
+        try withBus { bus in
+            let result = try runAsHotkey(
+                ["run", "leak", "--to", "clipboard"], home: home, environment: bus.environment)
+            #expect(result.status == 69, "\(result)")
+            let received = try bus.received()
+            #expect(received.count == 1, "\(received)")
+            #expect(!"\(received)".contains(Samples.canary) && !result.err.contains(Samples.canary))
+        }
+    }
+
+    @Test func neverSendsNoneAndATerminalOrAPipeIsNotAKey() throws {
+        try withBus { bus in
+            try home.file("config/config.json", #"{"notifications": "never"}"#)
+            #expect(
+                try runAsHotkey(["copy-id", "--to", "clipboard"], home: home, environment: bus.environment).status == 0)
+            try home.file("config/config.json", #"{"notifications": "auto"}"#)
+            // Piped stdout: a script reads the result; no notification.
+            #expect(try home.run(["copy-id"], extraEnvironment: bus.environment).out == "usr_1\n")
+            #expect(try bus.received().isEmpty)
+            try home.file("config/config.json", #"{"notifications": "always"}"#)
+            #expect(try home.run(["copy-id"], extraEnvironment: bus.environment).status == 0)
+            #expect(try bus.received().map(\.summary) == ["Wrote user id usr_1"])
+        }
+    }
+
+    @Test func launchersNotifyWhatTheyCopied() throws {
+        try withBus { bus in
+            var environment = bus.environment
+            environment["ROFI_RETV"] = "1"
+            environment["ROFI_INFO"] = "copy-name"
+            let rofi = try home.run(["rofi"], extraEnvironment: environment)
+            #expect(rofi.status == 0, "\(rofi)")
+            let dmenu = try home.run(
+                ["menu", "--dmenu", "--launcher", "echo nothing"], extraEnvironment: bus.environment)
+            #expect(dmenu.status == 1)
+            #expect(try bus.received().map(\.summary) == ["Copied user name Zoë"], "\(rofi)")
+        }
+    }
+
+    @Test func withoutABusStderrAloneTellsAndNothingWaits() throws {
+        let runtime = home.root.appendingPathComponent("runtime").path
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        let empty = try UserDebugHome()
+        try empty.file("config/config.json", #"{"notifications": "always"}"#)
+        let noBus = ["XDG_RUNTIME_DIR": runtime]
+        let failed = try runAsHotkey(["copy-id", "--to", "clipboard"], home: empty, environment: noBus)
+        #expect(failed.status == 66)
+        #expect(failed.err.contains("no store yet") && failed.err.contains("notification not shown: no session bus"))
+        // A bus address where nothing listens: refused at once, said on stderr.
+        let deadAddress = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(runtime)/nothing-here"]
+        let refused = try runAsHotkey(["copy-id", "--to", "clipboard"], home: empty, environment: deadAddress)
+        #expect(refused.status == 66 && refused.err.contains("the session bus is unreachable"), "\(refused)")
+    }
+
+    /// A bus on an abstract socket with no notification service: connected, authenticated and
+    /// answered (ServiceUnknown), which stderr says; the action's own result is untouched.
+    @Test func aBusWithoutTheServiceAnswersAnErrorThatStderrShows() throws {
+        let configFile = try home.file(
+            "bus.conf", NotificationBus.busConfig(listen: "unix:abstract=/tmp/userdebug-test-\(UUID().uuidString)"))
+        let daemon = try Spawned.start(
+            ["dbus-daemon", "--config-file=\(configFile)", "--nofork", "--print-address=1"],
+            environment: home.environment, pipeOutput: true)
+        defer {
+            daemon.kill()
+            daemon.wait()
+        }
+        let address = daemon.receiveLine() ?? ""
+        #expect(address.hasPrefix("unix:abstract="), "\(address)")
+        try home.file("config/config.json", #"{"notifications": "always"}"#)
+        let result = try home.run(
+            ["copy-id", "--to", "stdout"], extraEnvironment: ["DBUS_SESSION_BUS_ADDRESS": address])
+        #expect(result.status == 0 && result.out == "usr_1\n", "\(result)")
+        #expect(result.err.contains("org.freedesktop.DBus.Error.ServiceUnknown"), "\(result)")
+    }
+}
