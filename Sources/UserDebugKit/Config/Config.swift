@@ -73,6 +73,8 @@ public struct Config: Sendable, Equatable {
     /// The `backend` section: what the "From the backend" menu section asks; off while its
     /// `path` is nil.
     public var backend: BackendProvider.Settings
+    /// The `hotkeys` section: the keys `userdebug daemon` grabs and what each runs (none by default).
+    public var hotkeys: [HotkeyBinding] = []
 
     /// A configuration; every part defaults.
     public init(
