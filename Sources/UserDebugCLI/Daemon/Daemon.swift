@@ -52,7 +52,9 @@ final class Daemon {
                 let grab = try keys.resolve(binding.key)
                 try keys.grab(grab)
                 active.append(Active(binding: binding, grab: grab))
-                if tracing { Daemon.log("trace: grabbed \(binding.written) (keycodes \(grab.keycodes), mask \(grab.mask))") }
+                if tracing {
+                    Daemon.log("trace: grabbed \(binding.written) (keycodes \(grab.keycodes), mask \(grab.mask))")
+                }
             } catch {
                 switch error {
                 case .taken: Daemon.log("\(binding.written) is taken by another program; the other keys work")
@@ -137,7 +139,9 @@ final class Daemon {
         if binding.action == HotkeyBinding.menuAction { return openMenu(binding) }
         do {
             var arguments = ["--to", "clipboard"]
-            for flag in ["trace", "reveal", "quiet"] where invocation.arguments.has(flag) { arguments.append("--" + flag) }
+            for flag in ["trace", "reveal", "quiet"] where invocation.arguments.has(flag) {
+                arguments.append("--" + flag)
+            }
             let parsed = try ParsedArguments.parse(
                 Tokenizer.split(arguments), arguments: arguments, spec: RunCommand.spec)
             let run = Invocation(arguments: parsed, environment: nil)
@@ -165,7 +169,8 @@ final class Daemon {
         options.defaultSignals = .all
         options.input = .null
         do throws(SystemError) {
-            let child = try ChildProcess.spawn(Daemon.popupCommand(), environment: processEnvironment(), options: options)
+            let child = try ChildProcess.spawn(
+                Daemon.popupCommand(), environment: processEnvironment(), options: options)
             children.insert(child.pid)
             finished(binding, nil)
         } catch {

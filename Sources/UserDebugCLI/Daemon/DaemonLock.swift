@@ -28,7 +28,8 @@ struct DaemonLock {
                 throw CommandError(.ioError, "cannot lock \(path): \(describe(code))")
             }
             throw CommandError(
-                .temporaryFailure, "userdebug daemon already runs (pid \(pid.map(String.init) ?? "unknown")) on \(display)")
+                .temporaryFailure,
+                "userdebug daemon already runs (pid \(pid.map(String.init) ?? "unknown")) on \(display)")
         }
         let text = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)

@@ -4,7 +4,8 @@ extension Config {
     /// keys written twice (`Alt+Super+i` and `super+alt+I`) at the second.
     static func readHotkeys(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
         guard let object = value.objectValue else {
-            throw reader.error("hotkeys", "expected an object like {\"Super+Alt+I\": \"copy-id\"}, got \(value.kindName)")
+            throw reader.error(
+                "hotkeys", "expected an object like {\"Super+Alt+I\": \"copy-id\"}, got \(value.kindName)")
         }
         var bindings: [HotkeyBinding] = []
         for member in object.members {

@@ -56,7 +56,8 @@ public struct Hotkey: Sendable, Hashable, CustomStringConvertible {
             $0.trimmingSpaces()
         }
         guard let key = parts.last, !key.isEmpty, !parts.dropLast().contains(where: \.isEmpty) else {
-            return .failure(HotkeyError("\"\(text)\" is not a key combination: write modifiers and a key joined by '+'"))
+            return .failure(
+                HotkeyError("\"\(text)\" is not a key combination: write modifiers and a key joined by '+'"))
         }
         var modifiers: Modifiers = []
         for part in parts.dropLast() {
