@@ -52,8 +52,14 @@ public struct Hotkey: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `Super+Alt+I`; the error says what is wrong with it.
     public static func parse(_ text: String) -> Result<Hotkey, HotkeyError> {
-        let parts = text.split(separator: "+", omittingEmptySubsequences: false).map {
+        var parts = text.split(separator: "+", omittingEmptySubsequences: false).map {
             $0.trimmingSpaces()
+        }
+        // `Super+U+20AC`: the last two parts are one Unicode keysym name.
+        if parts.count >= 3, parts[parts.count - 2].lowercased() == "u", let digits = parts.last, !digits.isEmpty,
+            digits.allSatisfy(\.isHexDigit)
+        {
+            parts.replaceSubrange((parts.count - 2)..., with: ["U+" + digits])
         }
         guard let key = parts.last, !key.isEmpty, !parts.dropLast().contains(where: \.isEmpty) else {
             return .failure(
