@@ -224,7 +224,8 @@ func badConfigFilesNameTheLineColumnAndKey(_ bad: BadConfig) throws {
     }
 
     @Test func actionsOfTheFileMayComeAfterTheHotkeys() throws {
-        let text = #"{"hotkeys": {"Super+A": "admin-url"}, "actions": [{"id": "admin-url", "title": "A", "template": "x"}]}"#
+        let text =
+            #"{"hotkeys": {"Super+A": "admin-url"}, "actions": [{"id": "admin-url", "title": "A", "template": "x"}]}"#
         #expect(try Config.parse(Array(text.utf8), file: "c").hotkeys.first?.action == "admin-url")
     }
 }
