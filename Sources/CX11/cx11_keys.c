@@ -32,6 +32,8 @@ struct cx11_keys {
     uint32_t keycode_count;
     xcb_keysym_t *keysyms;  /* keycode_count * per_keycode */
     uint16_t alt, meta, super, hyper, num_lock, scroll_lock; /* X masks; 0 when on no modifier */
+    uint8_t released_code;  /* the last grabbed key released, and when: a press of the same key */
+    uint32_t released_time; /* at the same time is the server's autorepeat, not a new press */
 };
 
 /* Does `keycode` carry `keysym` in any column? */
@@ -226,14 +228,15 @@ void cx11_keys_ungrab_all(cx11_keys *k) {
     xcb_flush(k->c);
 }
 
-/* The maps changed: read them again (bounded) and release every grab (their keycodes may be stale). */
+/* The maps changed: read them again (bounded). The grabs stay: releasing them would lose a press
+ * that arrives before they are made again (clients such as xdotool change the map while they type);
+ * the caller resolves its keys again and changes only the grabs that moved. */
 static cx11_status remap(cx11_keys *k, cx11_key_event *ev, cx11_error *err) {
     double deadline = cx11_now() + 2.0;
     cx11_status st = read_keyboard_map(k, deadline, err);
     if (st == CX11_OK) st = read_modifier_map(k, deadline, err);
     if (st == CX11_TIMED_OUT) err->status = st = CX11_NO_DISPLAY; /* a server this slow is gone for us */
     if (st != CX11_OK) return st;
-    cx11_keys_ungrab_all(k);
     ev->kind = CX11_KEY_MAPPING;
     return CX11_OK;
 }
@@ -248,8 +251,14 @@ cx11_status cx11_keys_next(cx11_keys *k, cx11_key_event *ev, cx11_error *err) {
             return CX11_OK;
         }
         uint8_t type = e->response_type & 0x7f;
-        if (type == XCB_KEY_PRESS) {
-            const xcb_key_press_event_t *press = (const xcb_key_press_event_t *)e;
+        const xcb_key_press_event_t *key = (const xcb_key_press_event_t *)e; /* press and release alike */
+        if (type == XCB_KEY_RELEASE) {
+            k->released_code = key->detail;
+            k->released_time = key->time;
+        }
+        int repeat = type == XCB_KEY_PRESS && key->detail == k->released_code && key->time == k->released_time;
+        if (type == XCB_KEY_PRESS && !repeat) {
+            const xcb_key_press_event_t *press = key;
             uint16_t ignored = (uint16_t)(XCB_MOD_MASK_LOCK | k->num_lock | k->scroll_lock);
             ev->kind = CX11_KEY_PRESS;
             ev->keycode = press->detail;

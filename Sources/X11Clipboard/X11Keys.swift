@@ -28,7 +28,8 @@ public final class X11Keys {
     public enum Event: Sendable, Hashable {
         /// A grabbed combination was pressed.
         case press(Press)
-        /// The keyboard map changed and every grab was released: resolve and grab again.
+        /// The keyboard map changed (the grabs stay as they were): resolve again, and grab again
+        /// if the keycodes or masks moved.
         case mappingChanged
     }
 

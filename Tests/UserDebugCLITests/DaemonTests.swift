@@ -112,6 +112,25 @@ final class DaemonRun: @unchecked Sendable {
         }
     }
 
+    @Test func aKeyHeldDownRunsItsActionOnce() throws {
+        try home.file("config/config.json", Self.config)
+        try withXvfb { x in
+            // Autorepeat after 100 ms, 50 per second: holding the key half a second repeats it.
+            #expect(try Peer.read(["xset", "r", "rate", "100", "50"], environment: x.environment).status == 0)
+            try withDaemon(x) { daemon in
+                _ = try Peer.read(["xdotool", "keydown", "--delay", "0", "super+alt+i"], environment: x.environment)
+                _ = try Peer.read(["sleep", "0.5"], environment: x.environment)
+                _ = try Peer.read(
+                    ["xdotool", "keyup", "--delay", "0", "i", "alt", "super"], environment: x.environment)
+                try press(x, "super+alt+j")
+                // The press after the release is seen, so everything the held key caused is too.
+                #expect(daemon.waitFor("Super+Alt+J pressed"), "\(daemon.text)")
+                let presses = daemon.text.components(separatedBy: "Super+Alt+I pressed").count - 1
+                #expect(presses == 1, "\(daemon.text)")
+            }
+        }
+    }
+
     @Test func aKeyAnotherProgramGrabbedIsReportedAndTheOthersWork() throws {
         try home.file("config/config.json", Self.config)
         let rc = try home.file("xbindkeysrc", "\"true\"\n  Mod4+Mod1 + i\n")

@@ -36,9 +36,10 @@ typedef struct cx11_grab {
 /* What cx11_keys_next found. */
 typedef enum cx11_key_kind {
     CX11_KEY_NONE = 0,    /* nothing queued */
-    CX11_KEY_PRESS = 1,   /* a grabbed key went down: keycode and mask (locks removed) */
-    CX11_KEY_MAPPING = 2, /* the keyboard or modifier map changed: the maps are read again, and
-                             every grab is released; resolve and grab again */
+    CX11_KEY_PRESS = 1,   /* a grabbed key went down: keycode and mask (locks removed); the
+                             autorepeat of a key held down is not reported */
+    CX11_KEY_MAPPING = 2, /* the keyboard or modifier map changed: the maps are read again; the
+                             grabs stay as they were: resolve again, grab again if they moved */
 } cx11_key_kind;
 
 typedef struct cx11_key_event {

@@ -66,6 +66,19 @@ final class Daemon {
         }
     }
 
+    /// After a keyboard map change: grabs again only when a binding's keycodes or mask moved (a
+    /// press arriving between releasing and making the grabs again would be lost).
+    private func regrabIfMoved() throws(ClipboardError) {
+        let moved = active.contains { entry in
+            guard let grab = entry.grab else { return false }
+            return (try? keys.resolve(entry.binding.key)) != grab
+        }
+        if tracing {
+            Daemon.log("trace: the keyboard map changed; \(moved ? "grabbing again" : "the grabs still hold")")
+        }
+        if moved { try grabAll() }
+    }
+
     /// Runs until SIGTERM/SIGINT (nil) or the X server goes away (the reason).
     func loop() -> String? {
         var fds = [keys.descriptor, daemonSignals.wake.descriptor, watch?.descriptor ?? -1].map {
@@ -97,8 +110,7 @@ final class Daemon {
                     guard let hit = active.first(where: { $0.grab?.matches(press) == true }) else { continue }
                     perform(hit.binding)
                 case .mappingChanged:
-                    if tracing { Daemon.log("trace: the keyboard map changed; grabbing again") }
-                    try grabAll()
+                    try regrabIfMoved()
                 }
             }
             return nil
