@@ -14,7 +14,7 @@ enum DaemonCommand {
     static let spec = CommandSpec(
         path: ["daemon"],
         summary: "Grab the config's hotkeys on the X display and run their actions (one process, no fork per key).",
-        usage: "daemon [--check] [--trace]",
+        usage: "daemon [--check] [--trace] [--session NAME] [--reveal]",
         discussion: """
             Reads "hotkeys" from the config ({"Super+Alt+I": "copy-id", "Super+Alt+M": "menu"}):
             modifiers Super, Alt, Ctrl, Shift, Hyper and a keysym name, case-insensitive. Each key
@@ -22,7 +22,8 @@ enum DaemonCommand {
             NumLock and ScrollLock on. A key another program holds is reported, the others work.
             SIGHUP or a change of the file reloads it (a broken file keeps the old keys). One daemon
             per display: a second one exits 75. It leaves on SIGTERM/SIGINT, or when the X server
-            goes away (status 69). \(waylandNote).
+            goes away (status 69). --session, --reveal and --quiet apply to every action it runs.
+            \(waylandNote).
             Example: userdebug daemon --check
             """,
         options: [

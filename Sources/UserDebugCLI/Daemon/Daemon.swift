@@ -154,6 +154,7 @@ final class Daemon {
             for flag in ["trace", "reveal", "quiet"] where invocation.arguments.has(flag) {
                 arguments.append("--" + flag)
             }
+            if let session = invocation.arguments.value("session") { arguments += ["--session", session] }
             let parsed = try ParsedArguments.parse(
                 Tokenizer.split(arguments), arguments: arguments, spec: RunCommand.spec)
             let run = Invocation(arguments: parsed, environment: nil)
