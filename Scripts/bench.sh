@@ -7,6 +7,8 @@
 #   Scripts/bench.sh clipboard  copy latency vs xclip/xsel, stale reads, 128 MiB throughput (own Xvfb)
 #   Scripts/bench.sh profile    where copy-id --to clipboard spends its CPU (perf, by phase)
 #   Scripts/bench.sh json       JSONParser on 64 MiB of string escapes beside Python's json.load
+#   Scripts/bench.sh hotkey     key press -> clipboard holds the new value: userdebug daemon, sxhkd
+#                               running userdebug, sxhkd running xclip, a bare XGrabKey program
 #   Scripts/bench.sh before REV  the hotkey path (copy-id to stdout and to the clipboard) of REV
 #                               beside this tree's, in one run (REV built in a temporary worktree)
 set -euo pipefail
@@ -21,7 +23,9 @@ bin=$(swift build -c release -Xswiftc -static-executable --show-bin-path)
 ud=$bin/userdebug
 work=$(mktemp -d /tmp/userdebug-bench.XXXXXX)
 xvfb_pids=()
+helper_pids=() # programs started against those servers (hotkey daemons), stopped first
 cleanup() {
+  for pid in "${helper_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${xvfb_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   rm -rf "$work"
 }
@@ -82,6 +86,48 @@ if [[ $what == before ]]; then
     done
   done
   git worktree remove --force "$work/before"
+fi
+
+if [[ $what == all || $what == hotkey ]]; then
+  # Four identical private servers, one program each, all bound to Super+Alt+I; the presses are
+  # interleaved across them (Scripts/hotkey_bench.py says how a press is timed and how a stale
+  # value is caught: every press must copy a value different from the previous one).
+  echo; echo "## hotkey: key press -> CLIPBOARD holds the new value (XTEST in, XFixes and a read out)"
+  hk=$work/hotkey
+  mkdir -p "$hk/run" && chmod 700 "$hk/run"
+  # Two homes, each with sessions a and b of different user identifiers: the userdebug contestants
+  # alternate the current session before each press (not timed).
+  for home in home1 home2; do
+    for which in a b; do
+      sed "s/usr_8f14e45f/usr_${which}_$home/" config/sample-session.json >"$hk/$which.json"
+      USERDEBUG_HOME=$hk/$home "$ud" session import "$hk/$which.json" --name "$which" -q
+    done
+    mkdir -p "$hk/$home/config"
+    printf '{"hotkeys": {"Super+Alt+I": "copy-id"}}\n' >"$hk/$home/config/config.json"
+  done
+  cc -O2 -Wall -Wextra -o "$hk/grabcopy" Scripts/bench/grabcopy.c -lX11
+  printf 'super + alt + i\n\t%s copy-id --to clipboard -q\n' "$ud" >"$hk/sxhkd-userdebug"
+  printf 'super + alt + i\n\txclip -selection clipboard -i %s\n' "$hk/value-xclip" >"$hk/sxhkd-xclip"
+  start_xvfb d_daemon
+  start_xvfb d_sxhkd_ud
+  start_xvfb d_sxhkd_xclip
+  start_xvfb d_floor
+  DISPLAY=$d_daemon USERDEBUG_HOME=$hk/home1 XDG_RUNTIME_DIR=$hk/run "$ud" daemon 2>"$hk/daemon.log" &
+  helper_pids+=($!)
+  DISPLAY=$d_sxhkd_ud USERDEBUG_HOME=$hk/home2 SHELL=/bin/sh sxhkd -c "$hk/sxhkd-userdebug" >/dev/null 2>&1 &
+  helper_pids+=($!)
+  DISPLAY=$d_sxhkd_xclip SHELL=/bin/sh sxhkd -c "$hk/sxhkd-xclip" >/dev/null 2>&1 &
+  helper_pids+=($!)
+  DISPLAY=$d_floor "$hk/grabcopy" "$hk/value-floor" >"$hk/floor.out" &
+  helper_pids+=($!)
+  for _ in $(seq 100); do grep -q 'daemon: pid' "$hk/daemon.log" && grep -q ready "$hk/floor.out" && break; sleep 0.05; done
+  sleep 1 # sxhkd says nothing once it has grabbed its keys
+  echo "daemon on $d_daemon, sxhkd+userdebug on $d_sxhkd_ud, sxhkd+xclip on $d_sxhkd_xclip, XGrabKey floor on $d_floor"
+  UD=$ud /usr/bin/python3 Scripts/hotkey_bench.py "${HOTKEY_RUNS:-60}" \
+    "userdebug daemon=$d_daemon=session:$hk/home1:usr_a_home1:usr_b_home1" \
+    "XGrabKey floor (C, Xlib)=$d_floor=file:$hk/value-floor" \
+    "sxhkd + userdebug copy-id=$d_sxhkd_ud=session:$hk/home2:usr_a_home2:usr_b_home2" \
+    "sxhkd + xclip=$d_sxhkd_xclip=file:$hk/value-xclip"
 fi
 
 if [[ $what == profile ]]; then

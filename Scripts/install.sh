@@ -12,6 +12,11 @@
 #   $PREFIX/share/bash-completion/completions/userdebug     0644
 #   $PREFIX/share/zsh/site-functions/_userdebug             0644
 #   $PREFIX/share/fish/vendor_completions.d/userdebug.fish  0644
+#   $PREFIX/share/systemd/user/userdebug.service            0644  (ExecStart=$PREFIX/bin/userdebug daemon)
+#   AUTOSTART/userdebug.desktop                             0644  (Exec=$PREFIX/bin/userdebug daemon)
+#     AUTOSTART is ${XDG_CONFIG_HOME:-$HOME/.config}/autostart for a prefix under $HOME,
+#     $DESTDIR/etc/xdg/autostart for /usr and /usr/local, else $DESTDIR$PREFIX/etc/xdg/autostart. Neither starts anything by itself: the unit waits for
+#     `systemctl --user enable --now userdebug.service`, the autostart entry for the next login.
 # Running it again installs the same files again (files already identical are left alone). Each
 # file is written beside its destination and renamed over it, so a hotkey firing during an install
 # runs either the old binary or the new one, never half of one. Says what it did on stderr.
@@ -57,12 +62,31 @@ files=(
   "config/completions/userdebug.bash|share/bash-completion/completions/userdebug|0644"
   "config/completions/_userdebug|share/zsh/site-functions/_userdebug|0644"
   "config/completions/userdebug.fish|share/fish/vendor_completions.d/userdebug.fish|0644"
+  "RENDER:config/systemd/userdebug.service|share/systemd/user/userdebug.service|0644"
+  "RENDER:config/autostart/userdebug.desktop|AUTOSTART/userdebug.desktop|0644"
 )
+
+# The XDG autostart directory: the user's for a prefix in their home, the system's for /usr and
+# /usr/local, else the prefix's own etc/xdg/autostart.
+if [[ -n ${HOME:-} && $prefix == "${HOME%/}"/* ]]; then
+  autostart=$destdir${XDG_CONFIG_HOME:-${HOME%/}/.config}/autostart
+elif [[ $prefix == /usr || $prefix == /usr/local ]]; then
+  autostart=$destdir/etc/xdg/autostart
+else
+  autostart=$destdir$prefix/etc/xdg/autostart
+fi
+# Where an entry's file goes.
+target_of() {
+  case $1 in
+    AUTOSTART/*) printf '%s\n' "$autostart/${1#AUTOSTART/}" ;;
+    *) printf '%s\n' "$destdir$prefix/$1" ;;
+  esac
+}
 
 if [[ $mode == uninstall ]]; then
   for entry in "${files[@]}"; do
     IFS='|' read -r _ relative _ <<<"$entry"
-    target=$destdir$prefix/$relative
+    target=$(target_of "$relative")
     if [[ -e $target || -L $target ]]; then
       rm -f -- "$target"
       echo "removed $target" >&2
@@ -89,12 +113,24 @@ else
 fi
 
 temporary=''
-trap '[[ -z $temporary ]] || rm -f -- "$temporary"' EXIT
+rendered=$(mktemp -d "${TMPDIR:-/tmp}/userdebug-install.XXXXXX")
+trap '[[ -z $temporary ]] || rm -f -- "$temporary"; rm -rf -- "$rendered"' EXIT
+# RENDER: a template whose @BINDIR@ becomes the installed binary's directory.
+render() {
+  local text
+  text=$(<"$1")
+  printf '%s\n' "${text//@BINDIR@/$prefix/bin}" >"$rendered/${1##*/}"
+  printf '%s\n' "$rendered/${1##*/}"
+}
 for entry in "${files[@]}"; do
   IFS='|' read -r source relative mode <<<"$entry"
   [[ $source == BINARY ]] && source=$binary
+  if [[ $source == RENDER:* ]]; then
+    [[ -f ${source#RENDER:} ]] || { echo "install.sh: missing ${source#RENDER:}" >&2; exit 66; }
+    source=$(render "${source#RENDER:}")
+  fi
   [[ -f $source ]] || { echo "install.sh: missing $source" >&2; exit 66; }
-  target=$destdir$prefix/$relative
+  target=$(target_of "$relative")
   directory=${target%/*}
   if [[ -f $target && ! -L $target ]] && cmp -s -- "$source" "$target" && [[ $(stat -c %a -- "$target") == "${mode#0}" ]]; then
     echo "up to date: $target" >&2

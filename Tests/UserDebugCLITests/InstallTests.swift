@@ -24,7 +24,14 @@ import Testing
         ("share/bash-completion/completions/userdebug", 0o644, "config/completions/userdebug.bash"),
         ("share/zsh/site-functions/_userdebug", 0o644, "config/completions/_userdebug"),
         ("share/fish/vendor_completions.d/userdebug.fish", 0o644, "config/completions/userdebug.fish"),
+        ("share/systemd/user/userdebug.service", 0o644, "config/systemd/userdebug.service"),
     ]
+
+    /// A template install.sh fills in: `@BINDIR@` becomes the installed binary's directory.
+    static func rendered(_ source: Data, prefix: URL) -> Data {
+        let bin = prefix.appendingPathComponent("bin").path
+        return Data(String(decoding: source, as: UTF8.self).replacingOccurrences(of: "@BINDIR@", with: bin).utf8)
+    }
 
     // MARK: - Syntax
 
@@ -245,7 +252,7 @@ import Testing
             #expect(report.contains("installed \(target)"), "not reported: \(target)\n\(report)")
             #expect(try InstallSources.mode(of: target) == file.mode, "\(target) mode")
             let source = file.source.map { Self.root.appendingPathComponent($0).path } ?? binary
-            let expected = try Data(contentsOf: URL(fileURLWithPath: source))
+            let expected = Self.rendered(try Data(contentsOf: URL(fileURLWithPath: source)), prefix: prefix)
             #expect(FileManager.default.contents(atPath: target) == expected, "\(target) differs from its source")
         }
     }
@@ -270,6 +277,10 @@ import Testing
         // Nothing else: no temporary files left beside the installed ones.
         let everything = try InstallSources.files(under: prefix).sorted()
         #expect(everything == (Self.installed.map(\.path) + ["bin/someone-else"]).sorted())
+        // The XDG autostart entry goes to the user's config directory for a prefix in their home.
+        let autostart = directory.url.appendingPathComponent(".config/autostart/userdebug.desktop").path
+        let entry = String(decoding: FileManager.default.contents(atPath: autostart) ?? Data(), as: UTF8.self)
+        #expect(entry.contains("Exec=\"\(prefix.path)/bin/userdebug\" daemon\n"), "\(autostart): \(entry)")
 
         // Again, with the prefix on PATH: nothing changes, nothing to warn about.
         environment["PATH"] = prefix.appendingPathComponent("bin").path + ":/usr/bin:/bin"
@@ -277,7 +288,8 @@ import Testing
             "/bin/bash", [Self.installScript], environment: environment, directory: directory.url)
         #expect(second.status == 0, "\(second)")
         #expect(!second.err.contains("installed "), "a second install rewrote files: \(second.err)")
-        #expect(second.err.components(separatedBy: "up to date: ").count - 1 == Self.installed.count, "\(second.err)")
+        #expect(
+            second.err.components(separatedBy: "up to date: ").count - 1 == Self.installed.count + 1, "\(second.err)")
         #expect(!second.err.contains("not on PATH"), "\(second.err)")
 
         // A changed binary is replaced; a mode someone changed is put back.
@@ -299,6 +311,7 @@ import Testing
             #expect(removal.err.contains("removed \(target)"), "not reported: \(target)")
         }
         #expect(FileManager.default.fileExists(atPath: sentinel), "--uninstall removed a file it did not install")
+        #expect(!FileManager.default.fileExists(atPath: autostart), "\(autostart) still there")
 
         let again = try InstallShell.run(
             "/bin/bash", [Self.installScript, "--uninstall"], environment: environment, directory: directory.url)
@@ -322,6 +335,8 @@ import Testing
             let target = directory.url.appendingPathComponent("stage/usr/\(file.path)").path
             #expect(try InstallSources.mode(of: target) == file.mode, "\(target)")
         }
+        let autostart = directory.url.appendingPathComponent("stage/etc/xdg/autostart/userdebug.desktop").path
+        #expect(try InstallSources.mode(of: autostart) == 0o644, "\(autostart)")
     }
 
     @Test func installRefusesAMissingBinaryAndUnknownArguments() throws {

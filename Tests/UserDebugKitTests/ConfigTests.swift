@@ -129,7 +129,18 @@ struct BadConfig: Sendable, CustomTestStringConvertible {
     BadConfig(
         text: "{\"retentoin\": {}}",
         description: "config.json:1:2: retentoin: unknown key \"retentoin\" (did you mean \"retention\"?)"),
-    BadConfig(text: "{\"hotkeys\": []}", description: "config.json:1:2: hotkeys: unknown key \"hotkeys\""),
+    BadConfig(text: "{\"shortcuts\": []}", description: "config.json:1:2: shortcuts: unknown key \"shortcuts\""),
+    BadConfig(
+        text: "{\"hotkeys\": []}",
+        description: "config.json:1:13: hotkeys: expected an object like {\"Super+Alt+I\": \"copy-id\"}, got an array"),
+    BadConfig(
+        text: "{\"hotkeys\": {\"Super+I\": \"copy-id\", \"super+i\": \"dump-json\"}}",
+        description: "config.json:1:36: hotkeys.super+i: the same keys as \"Super+I\" above"),
+    BadConfig(
+        text: "{\"hotkeys\": {\"Super+\": \"copy-id\"}}",
+        description:
+            "config.json:1:14: hotkeys.Super+: \"Super+\" is not a key combination: write modifiers and a key joined by '+'"
+    ),
     BadConfig(text: "{\"retention\": 5}", description: "config.json:1:15: retention: expected an object, got a number"),
     BadConfig(text: "[]", description: "config.json: expected an object, got an array"),
     BadConfig(
@@ -195,4 +206,26 @@ func badConfigFilesNameTheLineColumnAndKey(_ bad: BadConfig) throws {
             == ConfigError(
                 file: "config.json", line: 1, column: 32, key: "retention.maxResponses",
                 message: "expected a positive integer or null, got a boolean"))
+}
+
+/// The `hotkeys` section: key names as xbindkeys/sxhkd users write them.
+@Suite struct HotkeyConfigTests {
+    @Test func keysParseCaseInsensitivelyToTheirKeysymAndModifiers() throws {
+        let config = try Config.parse(
+            Array(
+                #"{"hotkeys": {"Super+Alt+I": "copy-id", "ctrl + SHIFT + f5": "menu", "Hyper+XF86AudioPlay": "dump-json", "Super+U+20AC": "copy-name", "Alt+backspace": "backend.body"}}"#
+                    .utf8), file: "config.json")
+        let keys = config.hotkeys.map { "\($0.key) \(String($0.key.keysym, radix: 16)) \($0.action)" }
+        #expect(
+            keys == [
+                "Super+Alt+i 69 copy-id", "Ctrl+Shift+F5 ffc2 menu", "Hyper+XF86AudioPlay 1008ff14 dump-json",
+                "Super+U+20AC 10020ac copy-name", "Alt+BackSpace ff08 backend.body",
+            ])
+    }
+
+    @Test func actionsOfTheFileMayComeAfterTheHotkeys() throws {
+        let text =
+            #"{"hotkeys": {"Super+A": "admin-url"}, "actions": [{"id": "admin-url", "title": "A", "template": "x"}]}"#
+        #expect(try Config.parse(Array(text.utf8), file: "c").hotkeys.first?.action == "admin-url")
+    }
 }

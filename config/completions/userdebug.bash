@@ -33,6 +33,7 @@ _userdebug_commands=(
     'capture|--tag|'
     'copy|--selection --secret --json --lifetime --hand-off --new-owner|'
     'paste|--selection --target --timeout --raw|'
+    'daemon|--check --trace|'
     'help||command'
     'version||'
 )

@@ -144,6 +144,8 @@ function __userdebug_option -a commands option
             complete -c userdebug -n $when -l timeout -x -d 'Give up after SECONDS'
         case raw
             complete -c userdebug -n $when -l raw -d 'Write the bytes exactly even on a terminal'
+        case check
+            complete -c userdebug -n $when -l check -d 'Print the bindings it would grab and exit'
         case body-file
             complete -c userdebug -n $when -l body-file -r -F -d 'Where to write a binary request body'
         case one-line
@@ -210,5 +212,6 @@ __userdebug_command 'export postman-collection' 'Recorded requests as a Postman 
 __userdebug_command capture 'Run curl and record what it sends and receives' none tag
 __userdebug_command copy 'Put standard input on the clipboard' none selection secret json lifetime hand-off new-owner
 __userdebug_command paste 'Print the clipboard content' none selection target timeout raw
+__userdebug_command daemon 'Grab the config hotkeys and run their actions' none check trace
 __userdebug_command help 'Show help for a command' command
 __userdebug_command version 'Print the version' none

@@ -30,6 +30,9 @@ final class Invocation: @unchecked Sendable {
     private var loadedConfig: Config?
     private var readStore: SessionStore?
     private var writeStore: SessionStore?
+    /// Whether the process exits right after this command (the CLI); the daemon, which runs
+    /// many actions, sets it false so copies fork a detached owner it never has to wait for.
+    var exitsSoon = true
 
     /// `environment` nil: the process's own, read variable by variable as needed (building a
     /// dictionary of the whole environment costs a hotkey run more than the rest of its start).
@@ -75,6 +78,9 @@ final class Invocation: @unchecked Sendable {
         loadedConfig = config
         return config
     }
+
+    /// Uses `config` instead of reading the file (the daemon keeps the last good one).
+    func use(config: Config) { loadedConfig = config }
 
     /// The store opened for reading; never creates one.
     func storeForReading() throws -> SessionStore {

@@ -35,6 +35,7 @@ extension Config {
         // After every section: whether a template puts a secret out depends on the redaction
         // section, which may come later in the file.
         try checkActionSecrets(config, reader)
+        try checkHotkeyActions(config, reader)
         return config
     }
 
@@ -54,6 +55,7 @@ extension Config {
         ("backend", readBackend),
         ("notifications", readNotifications),
         ("menu", readMenu),
+        ("hotkeys", readHotkeys),
     ]
 
     private static func readRetention(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader)

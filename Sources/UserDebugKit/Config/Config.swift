@@ -77,6 +77,8 @@ public struct Config: Sendable, Equatable {
     public var notifications: NotificationMode = .auto
     /// The `menu` section: the launcher of `menu --dmenu`.
     public var menu: Menu = Menu()
+    /// The `hotkeys` section: the keys `userdebug daemon` grabs and what each runs (none by default).
+    public var hotkeys: [HotkeyBinding] = []
 
     /// A configuration; every part defaults.
     public init(

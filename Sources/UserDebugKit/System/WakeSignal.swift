@@ -42,6 +42,18 @@ package final class WakeSignal: Sendable {
         while write(writeEnd, &byte, 1) < 0 && errno == EINTR {}
     }
 
+    /// The descriptor that turns readable when a wake is pending (-1 without a pipe), for a waiter
+    /// that polls it beside other descriptors and then calls `drain`.
+    package var descriptor: Int32 { readEnd }
+
+    /// Takes every pending wake without waiting.
+    package func drain() {
+        guard readEnd >= 0 else { return }
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { buffer in
+            while read(readEnd, buffer.baseAddress, buffer.count) > 0 {}
+        }
+    }
+
     /// Returns once woken (taking every pending wake) or once the monotonic clock
     /// (`monotonicSeconds`) has reached `deadline`, whichever comes first; at once when the
     /// deadline has passed.
@@ -56,8 +68,6 @@ package final class WakeSignal: Sendable {
         }
         var readable = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
         guard poll(&readable, 1, milliseconds) > 0 else { return }
-        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { buffer in
-            while read(readEnd, buffer.baseAddress, buffer.count) > 0 {}
-        }
+        drain()
     }
 }

@@ -1,0 +1,89 @@
+import UserDebugKit
+import X11Clipboard
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `userdebug daemon`: grabs the config's hotkeys on the X display and runs their actions in this
+/// process (no process per key press), copies to the clipboard through the resident owner.
+enum DaemonCommand {
+    static let waylandNote =
+        "X11 key grabs do not see keys pressed in Wayland-native windows; use the compositor's shortcuts there"
+
+    static let spec = CommandSpec(
+        path: ["daemon"],
+        summary: "Grab the config's hotkeys on the X display and run their actions (one process, no fork per key).",
+        usage: "daemon [--check] [--trace] [--session NAME] [--reveal]",
+        discussion: """
+            Reads "hotkeys" from the config ({"Super+Alt+I": "copy-id", "Super+Alt+M": "menu"}):
+            modifiers Super, Alt, Ctrl, Shift, Hyper and a keysym name, case-insensitive. Each key
+            runs its action to the clipboard ("menu" opens the popup menu); keys work with CapsLock,
+            NumLock and ScrollLock on. A key another program holds is reported, the others work.
+            SIGHUP or a change of the file reloads it (a broken file keeps the old keys). One daemon
+            per display: a second one exits 75. It leaves on SIGTERM/SIGINT, or when the X server
+            goes away (status 69). --session, --reveal and --quiet apply to every action it runs.
+            \(waylandNote).
+            Example: userdebug daemon --check
+            """,
+        options: [
+            .flag("check", "Print the bindings it would grab (keysyms, modifiers, actions) and exit."),
+            MenuSources.traceOption,
+        ],
+        maxPositionals: 0
+    ) { invocation in
+        if invocation.arguments.has("check") { return try check(invocation) }
+        try start(invocation)
+    }
+
+    /// `--check`: the bindings, resolved against the display's keyboard when one answers.
+    static func check(_ invocation: Invocation) throws {
+        let config = try invocation.config()
+        var text = ""
+        if config.hotkeys.isEmpty { text += "no hotkeys in \(invocation.paths.configFile)\n" }
+        var keys: X11Keys? = nil
+        var keyboard = "not checked"
+        if !config.hotkeys.isEmpty {
+            do throws(ClipboardError) {
+                keys = try X11Keys(display: invocation.variable("DISPLAY"), timeout: config.clipboard.connectTimeout)
+                keyboard = "checked"
+            } catch {
+                keyboard = "not checked: " + ErrorReport.classify(error).1
+            }
+        }
+        for binding in config.hotkeys {
+            let key = binding.key
+            var line = "\(binding.written)\t\(key) keysym 0x\(String(key.keysym, radix: 16)) → \(binding.action)"
+            if let keys {
+                do throws(X11Keys.GrabError) {
+                    let grab = try keys.resolve(key)
+                    line += "\tkeycodes \(grab.keycodes.map(String.init).joined(separator: ",")) mask 0x"
+                    line += String(grab.mask, radix: 16)
+                } catch {
+                    line += "\tcannot be grabbed: \(error)"
+                }
+            }
+            text += line + "\n"
+        }
+        if !config.hotkeys.isEmpty { text += "keyboard: \(keyboard)\n" }
+        try writeAll(Array(text.utf8), to: 1, name: "standard output")
+    }
+
+    /// Takes the lock, connects, grabs, and runs until a signal or the X server ends it.
+    static func start(_ invocation: Invocation) throws {
+        let config = try invocation.config()
+        guard let display = invocation.variable("DISPLAY"), !display.isEmpty else {
+            throw CommandError(.unavailable, "no DISPLAY: the daemon grabs its keys on an X display")
+        }
+        let lock = try DaemonLock.acquire(display: display, runtimeDirectory: invocation.variable("XDG_RUNTIME_DIR"))
+        let keys = try X11Keys(display: display, timeout: max(config.clipboard.connectTimeout, 2))
+        daemonSignals.install()
+        let daemon = Daemon(keys: keys, display: display, config: config, invocation: invocation)
+        try daemon.grabAll()
+        Daemon.log("pid \(getpid()) on \(display), \(daemon.configPath): \(daemon.summary)")
+        Daemon.log("note: \(waylandNote)")
+        let lost = daemon.loop()
+        withExtendedLifetime(lock) {}
+        if let lost { throw CommandError(.unavailable, "daemon: lost the X server on \(display): \(lost)") }
+    }
+}

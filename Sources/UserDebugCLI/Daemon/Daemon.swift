@@ -1,0 +1,220 @@
+import UserDebugKit
+import X11Clipboard
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The running daemon: its grabs, the last good config, the popups it started; one thread.
+final class Daemon {
+    /// A binding and its grab; `grab` nil when the key could not be grabbed.
+    struct Active {
+        let binding: HotkeyBinding
+        let grab: X11Keys.Grab?
+    }
+
+    let keys: X11Keys
+    let display: String
+    let configPath: String
+    let invocation: Invocation
+    private(set) var config: Config
+    private(set) var active: [Active] = []
+    private var children: Set<Int32> = []
+    private let watch: ConfigWatch?
+
+    init(keys: X11Keys, display: String, config: Config, invocation: Invocation) {
+        self.keys = keys
+        self.display = display
+        self.config = config
+        self.invocation = invocation
+        self.configPath = invocation.paths.configFile
+        let started = ConfigWatch.start(path: configPath)
+        self.watch = started.watch
+        if let problem = started.problem { Daemon.log("not watching the config file (\(problem)); SIGHUP reloads it") }
+    }
+
+    var tracing: Bool { invocation.arguments.has("trace") }
+
+    /// One stderr line, escaped on a terminal (it can carry recorded data).
+    static func log(_ message: String) {
+        let line = "userdebug: daemon: " + message
+        let text = isatty(2) == 1 ? TerminalText.escape(line) : line
+        try? writeAll(Array((text + "\n").utf8), to: 2, name: "standard error")
+    }
+
+    /// Releases every grab, then grabs the config's bindings; a key another client holds is
+    /// reported by name and the others are grabbed all the same.
+    func grabAll() throws(ClipboardError) {
+        keys.ungrabAll()
+        active = []
+        for binding in config.hotkeys {
+            do throws(X11Keys.GrabError) {
+                let grab = try keys.resolve(binding.key)
+                try keys.grab(grab)
+                active.append(Active(binding: binding, grab: grab))
+                if tracing {
+                    Daemon.log("trace: grabbed \(binding.written) (keycodes \(grab.keycodes), mask \(grab.mask))")
+                }
+            } catch {
+                switch error {
+                case .taken: Daemon.log("\(binding.written) is taken by another program; the other keys work")
+                case .unavailable(let reason): Daemon.log("\(binding.written) cannot be grabbed: \(reason)")
+                case .lost(let reason): throw .noDisplay(reason: reason)
+                }
+                active.append(Active(binding: binding, grab: nil))
+            }
+        }
+    }
+
+    /// After a keyboard map change: grabs again only when a binding's keycodes or mask moved (a
+    /// press arriving between releasing and making the grabs again would be lost).
+    private func regrabIfMoved() throws(ClipboardError) {
+        let moved = active.contains { entry in
+            guard let grab = entry.grab else { return false }
+            return (try? keys.resolve(entry.binding.key)) != grab
+        }
+        if tracing {
+            Daemon.log("trace: the keyboard map changed; \(moved ? "grabbing again" : "the grabs still hold")")
+        }
+        if moved { try grabAll() }
+    }
+
+    /// Runs until SIGTERM/SIGINT (nil) or the X server goes away (the reason).
+    func loop() -> String? {
+        var fds = [keys.descriptor, daemonSignals.wake.descriptor, watch?.descriptor ?? -1].map {
+            pollfd(fd: $0, events: Int16(POLLIN), revents: 0)
+        }
+        while true {
+            if let lost = handleKeys() { return lost }
+            if poll(&fds, nfds_t(fds.count), -1) < 0 && errno != EINTR {
+                return "poll failed: " + String(cString: strerror(errno))
+            }
+            let signals = daemonSignals.take()
+            if signals.contains(SIGTERM) || signals.contains(SIGINT) {
+                Daemon.log("leaving (\(signals.contains(SIGTERM) ? "SIGTERM" : "SIGINT"))")
+                return nil
+            }
+            if signals.contains(SIGCHLD) { reap() }
+            var why: String? = signals.contains(SIGHUP) ? "SIGHUP" : nil
+            if let watch, fds[2].revents != 0, watch.drain() { why = why ?? "the file changed" }
+            if let why, let lost = reload(because: why) { return lost }
+        }
+    }
+
+    /// Every queued key event; the reason when the X server went away.
+    private func handleKeys() -> String? {
+        do throws(ClipboardError) {
+            while let event = try keys.next() {
+                switch event {
+                case .press(let press):
+                    guard let hit = active.first(where: { $0.grab?.matches(press) == true }) else { continue }
+                    perform(hit.binding)
+                case .mappingChanged:
+                    try regrabIfMoved()
+                }
+            }
+            return nil
+        } catch {
+            return ErrorReport.classify(error).1
+        }
+    }
+
+    /// Reads the config again; a broken one keeps the bindings in force and says why.
+    private func reload(because why: String) -> String? {
+        let fresh: Config
+        do throws(ConfigError) {
+            fresh = try Config.load(path: configPath)
+        } catch {
+            Daemon.log("not reloaded (\(why)); keeping the previous hotkeys: \(error)")
+            return nil
+        }
+        let changed = fresh.hotkeys != config.hotkeys
+        config = fresh
+        if changed {
+            do throws(ClipboardError) { try grabAll() } catch { return ErrorReport.classify(error).1 }
+        }
+        Daemon.log("reloaded \(configPath) (\(why)): \(summary)")
+        return nil
+    }
+
+    /// `3 hotkeys: Super+Alt+I → copy-id, …`.
+    var summary: String {
+        let grabbed = active.filter { $0.grab != nil }
+        let list = grabbed.map { "\($0.binding.written) → \($0.binding.action)" }.joined(separator: ", ")
+        let count = "\(grabbed.count) hotkey\(grabbed.count == 1 ? "" : "s") grabbed"
+        return list.isEmpty ? count : count + ": " + list
+    }
+
+    /// Runs a binding's action in this process, always to the clipboard, or opens the popup menu.
+    private func perform(_ binding: HotkeyBinding) {
+        if tracing { Daemon.log("trace: \(binding.written) pressed → \(binding.action)") }
+        if binding.action == HotkeyBinding.menuAction { return openMenu(binding) }
+        do {
+            var arguments = ["--to", "clipboard"]
+            for flag in ["trace", "reveal", "quiet"] where invocation.arguments.has(flag) {
+                arguments.append("--" + flag)
+            }
+            if let session = invocation.arguments.value("session") { arguments += ["--session", session] }
+            let parsed = try ParsedArguments.parse(
+                Tokenizer.split(arguments), arguments: arguments, spec: RunCommand.spec)
+            let run = Invocation(arguments: parsed, environment: nil)
+            run.exitsSoon = false
+            run.use(config: config)
+            try ActionRun.perform(binding.action, invocation: run)
+            finished(binding, nil)
+        } catch {
+            finished(binding, error)
+        }
+    }
+
+    /// The outcome of a key's action: the one place it is known.
+    private func finished(_ binding: HotkeyBinding, _ error: (any Error)?) {
+        // feedback: a key's action ended (binding.written, binding.action; error nil on success).
+        guard let error else { return }
+        let (status, message) = ErrorReport.classify(error)
+        Daemon.log("\(binding.written) → \(binding.action) failed (status \(status.rawValue)): \(message)")
+    }
+
+    /// Starts the popup menu without waiting for it: `userdebug-popup` beside this executable,
+    /// else in PATH, else `userdebug menu --popup`.
+    private func openMenu(_ binding: HotkeyBinding) {
+        var options = ChildProcess.Options()
+        options.defaultSignals = .all
+        options.input = .null
+        do throws(SystemError) {
+            let child = try ChildProcess.spawn(
+                Daemon.popupCommand(), environment: processEnvironment(), options: options)
+            children.insert(child.pid)
+            finished(binding, nil)
+        } catch {
+            finished(binding, CommandError(.unavailable, "cannot start the popup menu: \(error)"))
+        }
+    }
+
+    static func popupCommand() -> [String] {
+        let me = ownExecutable()
+        let beside = me.map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) + "/userdebug-popup" }
+        if let beside, access(beside, X_OK) == 0 { return [beside] }
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") where directory.hasPrefix("/") {
+            let candidate = String(directory) + "/userdebug-popup"
+            if access(candidate, X_OK) == 0 { return [candidate] }
+        }
+        return [me ?? "userdebug", "menu", "--popup"]
+    }
+
+    static func ownExecutable() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Reaps the popups that ended (only ours: the clipboard's own children are its to wait for).
+    private func reap() {
+        for pid in children {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { children.remove(pid) }
+        }
+    }
+}
