@@ -160,7 +160,7 @@ final class Daemon {
             let run = Invocation(arguments: parsed, environment: nil)
             run.exitsSoon = false
             run.use(config: config)
-            try ActionRun.perform(binding.action, invocation: run)
+            try ActionRun.perform(binding.action, invocation: run, origin: .key)
             finished(binding, nil)
         } catch {
             finished(binding, error)
@@ -169,7 +169,8 @@ final class Daemon {
 
     /// The outcome of a key's action: the one place it is known.
     private func finished(_ binding: HotkeyBinding, _ error: (any Error)?) {
-        // feedback: a key's action ended (binding.written, binding.action; error nil on success).
+        // The desktop notification of the outcome is sent by `ActionRun.perform` (origin .key)
+        // or by `openMenu`; this is the daemon's own log line.
         guard let error else { return }
         let (status, message) = ErrorReport.classify(error)
         Daemon.log("\(binding.written) → \(binding.action) failed (status \(status.rawValue)): \(message)")
@@ -187,7 +188,9 @@ final class Daemon {
             children.insert(child.pid)
             finished(binding, nil)
         } catch {
-            finished(binding, CommandError(.unavailable, "cannot start the popup menu: \(error)"))
+            let failure = CommandError(.unavailable, "cannot start the popup menu: \(error)")
+            Notifier.of(invocation, origin: .key, token: nil).notify(outcome: .failed(failure))
+            finished(binding, failure)
         }
     }
 
