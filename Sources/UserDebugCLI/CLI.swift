@@ -14,6 +14,7 @@ public enum CLI {
     static let commands: [CommandSpec] =
         ActionCommands.all + [MenuCommand.spec, RunCommand.spec] + SessionCommands.all + ResponseCommands.all
         + ClipboardCommands.all + ImportCommands.all + ExportCommands.all + CaptureCommand.all
+        + [DoctorCommand.spec]
 
     /// Runs the command line `arguments` (without the program name) and returns the exit status.
     public static func run(_ arguments: [String], environment: [String: String]? = nil) -> Int32 {

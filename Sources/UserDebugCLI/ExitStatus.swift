@@ -66,6 +66,8 @@ enum ErrorReport {
             return (.config, error.description)
         case let error as ClipboardError:
             return clipboard(error)
+        case let error as ClipboardRouteError:
+            return route(error)
         case let error as MenuError:
             return menu(error)
         case let error as ActionError:

@@ -12,6 +12,9 @@ extension OutputTarget {
         "Hand the content to a running clipboard manager at once and stop serving (keep serving without one).")
     static let newOwnerOption = OptionSpec.flag(
         "new-owner", "Start a new owner process even if one of ours already serves the selection.")
+    /// `--backend`, accepted by every command that uses the clipboard (`BackendChoice`).
+    static let backendOption = OptionSpec.value(
+        "backend", "BACKEND", "The clipboard backend: auto, wayland or x11 (default auto: see 'userdebug doctor').")
 }
 
 /// Sends payloads to the target chosen by `--to`, the config and the kind of stdout.
@@ -36,8 +39,8 @@ struct OutputRouter {
             }
             do {
                 for selection in try invocation.config().output.selection.names { try copy(payload, to: selection) }
-            } catch ClipboardError.noDisplay(let reason) {
-                invocation.diagnostics.notice("no clipboard (\(reason)); writing to standard output")
+            } catch let error as ClipboardRouteError where error.meansNoClipboard {
+                invocation.diagnostics.notice("\(ErrorReport.route(error).1); writing to standard output")
                 try stdout.write(payload)
             }
         }
