@@ -63,6 +63,60 @@ enum CWLCalls {
     }
 }
 
+extension CWLCalls {
+    /// `cwl_own`: returns the serving process's id.
+    static func own(
+        _ payload: Payload, selection name: SelectionName, options: CopyOptions, display: String?,
+        runtimeDir: String?, singleFork: Bool
+    ) throws(ClipboardError) -> Int32 {
+        let kind: cwl_kind =
+            switch payload.kind {
+            case .text: CWL_KIND_TEXT
+            case .json: CWL_KIND_JSON
+            case .binary: CWL_KIND_BINARY
+            }
+        let isText = payload.kind != .binary || String(validating: payload.bytes, as: UTF8.self) != nil
+        var err = cwl_error()
+        var pid: pid_t = 0
+        let status = withOptionalCString(display) { d in
+            withOptionalCString(runtimeDir) { r in
+                var o = cwl_own_options(
+                    display: d, runtime_dir: r, selection: selection(name), kind: kind, offer_text: isText ? 1 : 0,
+                    is_secret: payload.isSecret ? 1 : 0, connect_timeout: options.connectTimeout,
+                    transfer_timeout: options.transferTimeout,
+                    clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
+                    lifetime: options.lifetime ?? 0, single_fork: singleFork ? 1 : 0)
+                return payload.bytes.withUnsafeBufferPointer { bytes in
+                    cwl_own(&o, bytes.baseAddress, bytes.count, &pid, &err)
+                }
+            }
+        }
+        guard status == CWL_OK else { throw error(err, paste: false, call: "cwl_own") }
+        return pid
+    }
+
+    /// `cwl_paste` (and `cwl_free` of its buffer); `fd` >= 0 streams the bytes there instead.
+    static func paste(
+        display: String?, runtimeDir: String?, selection name: SelectionName, target: String, timeout: Double,
+        to fd: Int32
+    ) throws(ClipboardError) -> [UInt8] {
+        var err = cwl_error()
+        var buffer: UnsafeMutablePointer<UInt8>? = nil
+        var count = 0
+        let status = withOptionalCString(display) { d in
+            withOptionalCString(runtimeDir) { r in
+                target.withCString { t in
+                    cwl_paste(d, r, selection(name), t, timeout, fd, &buffer, &count, &err)
+                }
+            }
+        }
+        guard status == CWL_OK else { throw error(err, paste: true, call: "cwl_paste") }
+        defer { cwl_free(buffer) }
+        guard let buffer, count > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: buffer, count: count))
+    }
+}
+
 /// Calls `body` with `text` as a C string, or with NULL when it is nil.
 func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
     guard let text else { return body(nil) }

@@ -36,15 +36,37 @@ public struct WaylandClipboard: Clipboard {
     }
 
     /// Makes `payload` the content of `selection` and serves it from a detached process.
+    /// The types offered for each payload kind are listed in one place: the comment on `cwl_own`
+    /// in Sources/CWayland/include/cwl.h.
     public func copy(_ payload: Payload, to selection: SelectionName = .clipboard, options: CopyOptions = CopyOptions())
         throws(ClipboardError)
     {
-        throw .unsupported("the Wayland copy is not written yet")
+        _ = try own(payload, to: selection, options: options)
+    }
+
+    /// Like `copy`, and returns the id of the process that serves the selection (it exits when
+    /// another client takes the selection, the lifetime ends, or the compositor goes away).
+    @discardableResult
+    public func own(_ payload: Payload, to selection: SelectionName = .clipboard, options: CopyOptions = CopyOptions())
+        throws(ClipboardError) -> Int32
+    {
+        try CWLCalls.own(
+            payload, selection: selection, options: options, display: display, runtimeDir: runtimeDir,
+            singleFork: callerExitsSoon)
     }
 
     /// Reads `selection` as `target` (a MIME type; `UTF8_STRING`: the best text type offered;
-    /// `TARGETS`: the offered types, one per line), keeping NUL bytes.
+    /// `TARGETS`: the offered types, one per line), keeping NUL bytes. Throws `.noContent` when
+    /// the selection is empty or its owner does not offer the type.
     public func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
-        throw .unsupported("the Wayland paste is not written yet")
+        try CWLCalls.paste(
+            display: display, runtimeDir: runtimeDir, selection: selection, target: target, timeout: timeout, to: -1)
+    }
+
+    /// Like `paste`, but writes the bytes to the descriptor `fd` as they arrive, holding none
+    /// of them in memory (for a large selection piped to a file).
+    public func paste(selection: SelectionName, target: String, timeout: Double, to fd: Int32) throws(ClipboardError) {
+        _ = try CWLCalls.paste(
+            display: display, runtimeDir: runtimeDir, selection: selection, target: target, timeout: timeout, to: fd)
     }
 }

@@ -1,4 +1,5 @@
 import UserDebugKit
+import WaylandClipboard
 import X11Clipboard
 
 #if canImport(Glibc)
@@ -56,7 +57,13 @@ final class Invocation: @unchecked Sendable {
     /// paste needs only the default).
     func clipboard(policy: X11Clipboard.OwnerPolicy = X11Clipboard.OwnerPolicy(callerExitsSoon: true)) -> any Clipboard
     {
-        X11Clipboard(display: variable("DISPLAY"), policy: policy)
+        // Interim rule (issue 11 item 2 replaces it): Wayland's data-control when only
+        // WAYLAND_DISPLAY is set, else X11 as before.
+        if variable("DISPLAY").map({ $0.isEmpty }) ?? true, let wayland = variable("WAYLAND_DISPLAY"), !wayland.isEmpty {
+            return WaylandClipboard(
+                display: wayland, runtimeDir: variable("XDG_RUNTIME_DIR"), callerExitsSoon: policy.callerExitsSoon)
+        }
+        return X11Clipboard(display: variable("DISPLAY"), policy: policy)
     }
 
     /// The whole environment, for commands that hand it on (config actions, the backend fetch).
