@@ -8,6 +8,8 @@ enum WaylandFinding: Sendable, Equatable {
     case notAnswering(String)
     /// A compositor answered and offers no data-control protocol (GNOME, weston).
     case noDataControl
+    /// A compositor answered and offers `interface`, but no seat: no selection to set.
+    case noSeat(interface: String)
     /// A compositor answered and offers `interface` at `version`.
     case dataControl(interface: String, version: UInt32)
 
@@ -18,6 +20,7 @@ enum WaylandFinding: Sendable, Equatable {
         case .notAnswering(let reason): "does not answer (\(reason))"
         case .noDataControl:
             "answers but offers no data-control protocol (neither ext_data_control_manager_v1 nor zwlr_data_control_manager_v1)"
+        case .noSeat(let interface): "answers and offers \(interface) but no seat, so no selection"
         case .dataControl(let interface, let version): "answers and offers \(interface) version \(version)"
         }
     }
@@ -82,7 +85,7 @@ struct BackendChoice: Sendable, Equatable {
                 wayland: finding)
         case (_, .dataControl):
             return BackendChoice(route: .wayland, reason: found, wayland: finding)
-        case (_, .noDataControl):
+        case (_, .noDataControl), (_, .noSeat):
             return BackendChoice(route: .x11, reason: "\(found): X11 through XWayland", wayland: finding)
         default:
             return BackendChoice(route: .x11, reason: "\(found): X11", wayland: finding)

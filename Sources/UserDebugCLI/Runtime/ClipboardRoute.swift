@@ -50,7 +50,9 @@ struct ClipboardRoute {
         do throws(ClipboardError) {
             switch choice.route {
             case .unavailable: throw ClipboardRouteError(problem: .unavailable, choice: choice)
-            case .wayland: try wayland.clipboard().copy(payload, to: selection, options: options)
+            case .wayland:
+                try wayland.clipboard(callerExitsSoon: x11.policy.callerExitsSoon).copy(
+                    payload, to: selection, options: options)
             case .x11: try x11.copy(payload, to: selection, options: options)
             }
         } catch {

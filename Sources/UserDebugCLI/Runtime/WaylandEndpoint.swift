@@ -1,4 +1,5 @@
 import UserDebugKit
+import WaylandClipboard
 
 /// Where the Wayland backend connects (`WAYLAND_DISPLAY` in `XDG_RUNTIME_DIR`), and the one place
 /// that speaks to it: the probe the backend rule asks, and the clipboard it chooses.
@@ -8,25 +9,21 @@ struct WaylandEndpoint: Sendable {
     /// `XDG_RUNTIME_DIR`, where a relative `WAYLAND_DISPLAY` is found.
     var runtimeDir: String?
 
-    /// What the compositor offers, within `timeout` seconds.
+    /// What the compositor offers, within `timeout` seconds; nothing is asked when `display` is nil.
     func probe(timeout: Double) -> WaylandFinding {
-        guard display != nil else { return .notSet }
-        return .notAnswering("this build has no Wayland backend")
+        guard let display else { return .notSet }
+        switch WaylandClipboard.probe(display: display, runtimeDir: runtimeDir, timeout: timeout) {
+        case .notSet: return .notSet
+        case .noAnswer(let reason): return .notAnswering(reason)
+        case .answers(nil): return .noDataControl
+        case .answers(let dataControl?):
+            guard dataControl.hasSeat else { return .noSeat(interface: dataControl.interface.rawValue) }
+            return .dataControl(interface: dataControl.interface.rawValue, version: dataControl.version)
+        }
     }
 
-    /// The Wayland clipboard on this endpoint.
-    func clipboard() -> any Clipboard {
-        NoWaylandClipboard()
-    }
-}
-
-/// Stands in for the Wayland backend in a build without it.
-private struct NoWaylandClipboard: Clipboard {
-    func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardError) {
-        throw .noDisplay(reason: "this build has no Wayland backend")
-    }
-
-    func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
-        throw .noDisplay(reason: "this build has no Wayland backend")
+    /// The Wayland clipboard on this endpoint; `callerExitsSoon` as in `X11Clipboard.OwnerPolicy`.
+    func clipboard(callerExitsSoon: Bool = true) -> any Clipboard {
+        WaylandClipboard(display: display, runtimeDir: runtimeDir, callerExitsSoon: callerExitsSoon)
     }
 }

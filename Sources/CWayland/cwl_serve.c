@@ -1,0 +1,151 @@
+/*
+ * The serving process: one poll loop over the compositor's socket, the signalfd and every
+ * transfer's descriptor (written without blocking, so a reader that never reads stalls no
+ * other), with the lifetime and secret-clearing timers (see cwl_own in cwl.h).
+ */
+#define _GNU_SOURCE
+#include "cwl_owner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+/* Bytes written to one reader per wakeup: a pipe's default capacity. */
+#define CWL_CHUNK 65536
+
+static void add_transfer(cwl_owner *w, const char *type, int fd) {
+    if (fd < 0) return;
+    if (type == NULL || w->transfer_count == CWL_MAX_TRANSFERS) {
+        close(fd);
+        return;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    cwl_content content = CWL_CONTENT_PAYLOAD;
+    if (strcmp(type, "x-kde-passwordManagerHint") == 0) content = CWL_CONTENT_SECRET_HINT;
+    if (strcmp(type, w->marker) == 0) content = CWL_CONTENT_EMPTY;
+    w->transfers[w->transfer_count++] = (cwl_transfer){.fd = fd, .content = content, .idle_since = cwl_now()};
+}
+
+cwl_status cwl_owner_event(void *owner, cwl_conn *c, cwl_msg *m, cwl_error *err) {
+    cwl_owner *w = owner;
+    if (m->object == w->source) {
+        if (m->opcode == CWL_SOURCE_EV_SEND) {
+            const char *type = cwl_arg_string(m);
+            add_transfer(w, type, cwl_take_fd(c));
+        } else if (m->opcode == CWL_SOURCE_EV_CANCELLED) {
+            w->cancelled = 1;
+        }
+        return CWL_OK;
+    }
+    cwl_session_event(&w->s, m, err);
+    return CWL_OK;
+}
+
+void cwl_owner_drop_transfers(cwl_owner *w) {
+    for (size_t i = 0; i < w->transfer_count; i++) close(w->transfers[i].fd);
+    w->transfer_count = 0;
+}
+
+/* Write what the reader takes now; 1 while the transfer goes on, 0 when it ended (closed). */
+static int advance(cwl_owner *w, cwl_transfer *t, double now) {
+    const uint8_t *data = w->bytes;
+    size_t len = w->len;
+    if (t->content == CWL_CONTENT_SECRET_HINT) {
+        data = (const uint8_t *)"secret";
+        len = 6;
+    } else if (t->content == CWL_CONTENT_EMPTY) {
+        len = 0;
+    }
+    while (t->offset < len) {
+        size_t n = len - t->offset < CWL_CHUNK ? len - t->offset : CWL_CHUNK;
+        ssize_t wrote = write(t->fd, data + t->offset, n);
+        if (wrote > 0) {
+            t->offset += (size_t)wrote;
+            t->idle_since = now;
+            continue;
+        }
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote < 0 && errno == EAGAIN) return now - t->idle_since < w->o.transfer_timeout;
+        break; /* the reader went away (EPIPE) or another error: drop it */
+    }
+    return 0;
+}
+
+/* Advance the transfers whose descriptors poll reported (the first `polled` ones), drop the
+ * finished and the idle ones, keeping the others in order. */
+static void run_transfers(cwl_owner *w, const struct pollfd *p, size_t polled, double now) {
+    size_t kept = 0;
+    for (size_t i = 0; i < w->transfer_count; i++) {
+        cwl_transfer *t = &w->transfers[i];
+        int ready = i >= polled || p[i].revents != 0;
+        int going = ready ? advance(w, t, now) : now - t->idle_since < w->o.transfer_timeout;
+        if (going)
+            w->transfers[kept++] = *t;
+        else
+            close(t->fd);
+    }
+    w->transfer_count = kept;
+}
+
+/* Read every event there is: 0, or -1 when the compositor is gone. */
+static int drain(cwl_owner *w) {
+    cwl_error err;
+    cwl_msg m;
+    int got;
+    while ((got = cwl_next(&w->s.conn, 0, &m, &err)) > 0) cwl_owner_event(w, &w->s.conn, &m, &err);
+    if (got < 0) return -1;
+    return cwl_flush(&w->s.conn, cwl_now() + 1, &err) == CWL_OK ? 0 : -1;
+}
+
+/* The earliest time the loop must wake up at. */
+static double next_wake(const cwl_owner *w, double lifetime_at, double clear_at) {
+    double wake = lifetime_at < clear_at ? lifetime_at : clear_at;
+    for (size_t i = 0; i < w->transfer_count; i++) {
+        double idle_end = w->transfers[i].idle_since + w->o.transfer_timeout;
+        if (idle_end < wake) wake = idle_end;
+    }
+    return wake;
+}
+
+static void clear_selection(cwl_owner *w) {
+    cwl_error err;
+    uint32_t set = w->o.selection == CWL_PRIMARY ? CWL_DEVICE_SET_PRIMARY_SELECTION : CWL_DEVICE_SET_SELECTION;
+    if (cwl_request(&w->s.conn, &err, w->s.device, set, "u", 0u) == CWL_OK) cwl_flush(&w->s.conn, cwl_now() + 1, &err);
+}
+
+void cwl_owner_serve(cwl_owner *w, int signal_fd) {
+    double start = cwl_now();
+    double lifetime_at = w->o.lifetime > 0 ? start + w->o.lifetime : INFINITY;
+    double clear_at = w->o.is_secret && w->o.clear_after > 0 ? start + w->o.clear_after : INFINITY;
+    int leaving = 0;
+    w->s.drop_offers = 1;
+    for (;;) {
+        leaving |= w->cancelled || w->s.finished;
+        if (leaving && w->transfer_count == 0) _exit(0);
+        struct pollfd p[CWL_MAX_TRANSFERS + 2];
+        size_t polled = w->transfer_count;
+        for (size_t i = 0; i < polled; i++) p[i] = (struct pollfd){.fd = w->transfers[i].fd, .events = POLLOUT};
+        p[polled] = (struct pollfd){.fd = w->s.conn.fd, .events = POLLIN};
+        p[polled + 1] = (struct pollfd){.fd = signal_fd, .events = POLLIN};
+        if (poll(p, polled + 2, cwl_poll_ms(next_wake(w, lifetime_at, clear_at) - cwl_now())) < 0 && errno != EINTR)
+            _exit(1);
+        if (p[polled].revents != 0 && drain(w) < 0) _exit(0); /* the compositor went away */
+        if (signal_fd >= 0 && (p[polled + 1].revents & POLLIN)) {
+            struct signalfd_siginfo info;
+            if (read(signal_fd, &info, sizeof info) > 0) leaving = 1;
+        }
+        double now = cwl_now();
+        run_transfers(w, p, polled, now);
+        if (now >= lifetime_at) leaving = 1;
+        if (now >= clear_at) {
+            clear_selection(w);
+            clear_at = INFINITY;
+            leaving = 1;
+        }
+    }
+}
