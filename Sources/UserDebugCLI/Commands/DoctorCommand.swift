@@ -104,7 +104,9 @@ struct DoctorReport {
     /// the XWayland route where it applies.
     var reason: String {
         var text = choice.reason
-        if choice.route == .x11 { text += "; DISPLAY\(display.map { "=\($0)" } ?? "") \(x11.description)" }
+        if choice.route == .x11 {
+            text += display.map { "; DISPLAY=\($0) \(x11.description)" } ?? "; DISPLAY is not set"
+        }
         if verdict == "stdout" { text += "; --to auto writes to standard output, --to clipboard exits 69" }
         if choice.route == .x11, case .dataControl = wayland {
             text += "; each X11 copy is read back through data-control and fails unless Wayland clients see it"

@@ -74,8 +74,9 @@ struct BackendChoice: Sendable, Equatable {
         }
         let finding: WaylandFinding
         if let waylandDisplay, !waylandDisplay.isEmpty { finding = probe() } else { finding = .notSet }
-        let named = finding == .notSet ? "WAYLAND_DISPLAY" : "WAYLAND_DISPLAY=\(waylandDisplay ?? "")"
-        let found = "\(named) \(finding.description)"
+        let found =
+            finding == .notSet
+            ? "WAYLAND_DISPLAY is not set" : "WAYLAND_DISPLAY=\(waylandDisplay ?? "") \(finding.description)"
         switch (preference, finding) {
         case (.wayland, .dataControl):
             return BackendChoice(route: .wayland, reason: "\(source.rawValue) wayland: \(found)", wayland: finding)
@@ -99,14 +100,19 @@ struct BackendChoice: Sendable, Equatable {
 
     /// The preference of this command: `--backend`, else `clipboard.backend`, else `auto`.
     static func preference(_ invocation: Invocation) throws -> (ClipboardBackendPreference, Source) {
-        if let text = invocation.arguments.value("backend") {
-            guard let preference = ClipboardBackendPreference(rawValue: text) else {
-                let names = ClipboardBackendPreference.allCases.map(\.rawValue).joined(separator: ", ")
-                throw CommandError(.usage, "unknown --backend '\(text)'; expected one of: \(names)")
-            }
-            return (preference, .option)
-        }
+        if let preference = try option(invocation.arguments) { return (preference, .option) }
         let preference = try invocation.config().clipboardBackend
         return (preference, preference == .auto ? .none : .config)
+    }
+
+    /// `--backend`'s value, nil when not given; checked even by a command that ends up writing to
+    /// standard output, so a typo never goes unnoticed.
+    static func option(_ arguments: ParsedArguments) throws(CommandError) -> ClipboardBackendPreference? {
+        guard let text = arguments.value("backend") else { return nil }
+        guard let preference = ClipboardBackendPreference(rawValue: text) else {
+            let names = ClipboardBackendPreference.allCases.map(\.rawValue).joined(separator: ", ")
+            throw CommandError(.usage, "unknown --backend '\(text)'; expected one of: \(names)")
+        }
+        return preference
     }
 }

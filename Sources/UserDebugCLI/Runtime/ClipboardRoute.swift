@@ -47,9 +47,10 @@ struct ClipboardRoute {
     /// set the clipboard only while one of its windows has keyboard focus, and says so only in
     /// its own log.
     func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardRouteError) {
+        guard choice.route != .unavailable else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
         do throws(ClipboardError) {
             switch choice.route {
-            case .unavailable: throw ClipboardRouteError(problem: .unavailable, choice: choice)
+            case .unavailable: return
             case .wayland:
                 try wayland.clipboard(callerExitsSoon: x11.policy.callerExitsSoon).copy(
                     payload, to: selection, options: options)
@@ -70,9 +71,10 @@ struct ClipboardRoute {
 
     /// Reads `selection` as `target` through the chosen backend.
     func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardRouteError) -> [UInt8] {
+        guard choice.route != .unavailable else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
         do throws(ClipboardError) {
             switch choice.route {
-            case .unavailable: throw ClipboardRouteError(problem: .unavailable, choice: choice)
+            case .unavailable: return []
             case .wayland: return try wayland.clipboard().paste(selection: selection, target: target, timeout: timeout)
             case .x11: return try x11.paste(selection: selection, target: target, timeout: timeout)
             }

@@ -23,6 +23,7 @@ struct OutputRouter {
 
     func deliver(_ payload: Payload) throws {
         let target = try chosenTarget()
+        _ = try BackendChoice.option(invocation.arguments)
         let stdout = StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal)
         switch target {
         case .stdout:
