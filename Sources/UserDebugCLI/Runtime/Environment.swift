@@ -59,7 +59,8 @@ final class Invocation: @unchecked Sendable {
     {
         // Interim rule (issue 11 item 2 replaces it): Wayland's data-control when only
         // WAYLAND_DISPLAY is set, else X11 as before.
-        if variable("DISPLAY").map({ $0.isEmpty }) ?? true, let wayland = variable("WAYLAND_DISPLAY"), !wayland.isEmpty {
+        if variable("DISPLAY").map({ $0.isEmpty }) ?? true, let wayland = variable("WAYLAND_DISPLAY"), !wayland.isEmpty
+        {
             return WaylandClipboard(
                 display: wayland, runtimeDir: variable("XDG_RUNTIME_DIR"), callerExitsSoon: policy.callerExitsSoon)
         }
