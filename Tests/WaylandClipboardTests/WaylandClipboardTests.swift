@@ -31,7 +31,8 @@ import WaylandClipboard
             #expect(probe == .answers(dataControl: expected))
             let relative = (sway.socket as NSString).lastPathComponent
             #expect(WaylandClipboard.probe(display: relative, runtimeDir: sway.runtimeDir, timeout: 2) == probe)
-            let missing = WaylandClipboard.probe(display: sway.runtimeDir + "/wayland-none", runtimeDir: nil, timeout: 2)
+            let missingSocket = sway.runtimeDir + "/wayland-none"
+            let missing = WaylandClipboard.probe(display: missingSocket, runtimeDir: nil, timeout: 2)
             guard case .noAnswer(let reason) = missing else {
                 Issue.record("a missing socket must not answer")
                 return
