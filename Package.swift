@@ -93,13 +93,18 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["X11Clipboard", "UserDebugKit"],
+            dependencies: ["X11Clipboard", "WaylandClipboard", "UserDebugKit"],
             path: "Tests/TestSupport",
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "X11ClipboardTests",
             dependencies: ["X11Clipboard", "UserDebugKit", "TestSupport"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "WaylandClipboardTests",
+            dependencies: ["WaylandClipboard", "UserDebugKit", "TestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(
