@@ -187,7 +187,8 @@ import UserDebugKit
     @Test func anX11CopyIsReadByWlPasteAndAutoPicksX11() throws {
         try withWeston { weston in
             let environment = clientEnvironment(weston)
-            let forced = try home.run(["copy-id", "--to", "clipboard", "--backend", "x11"], extraEnvironment: environment)
+            let forced = try home.run(
+                ["copy-id", "--to", "clipboard", "--backend", "x11"], extraEnvironment: environment)
             #expect(forced.status == 0, "\(forced)")
             var pasted = try wlPaste(weston)
             #expect(pasted.status == 0 && pasted.bytes == Array("usr_1".utf8), "\(pasted)")
@@ -201,7 +202,8 @@ import UserDebugKit
             }
             #expect(pasted.bytes == Array("usr_2".utf8), "\(pasted)")
 
-            let doctor = try JSONParser().parse(Array(try home.ok(["doctor", "--json"], extraEnvironment: environment).stdout))
+            let doctor = try JSONParser().parse(
+                Array(try home.ok(["doctor", "--json"], extraEnvironment: environment).stdout))
             #expect(doctor["backend"]?.stringValue == "x11", "\(doctor)")
             #expect(doctor["wayland"]?["answers"] == .bool(true) && doctor["wayland"]?["dataControl"] == .null)
             #expect(doctor["reason"]?.stringValue?.contains("offers no data-control protocol") == true)
@@ -217,6 +219,73 @@ import UserDebugKit
             #expect(result.status == 69, "\(result)")
             #expect(result.err.contains("offers no data-control protocol"), "\(result)")
             #expect(result.err.contains("use --backend x11 (XWayland) on this compositor"), "\(result)")
+        }
+    }
+}
+
+/// No silent loss on sway: an X11 copy that sway keeps from Wayland clients (no X11 window has
+/// the focus) fails, naming the limit and `--backend wayland`; one it takes over succeeds; and
+/// `auto` goes through data-control, which needs no focus.
+@Suite(.serialized) struct SwayX11RouteTests {
+    let home: UserDebugHome
+
+    init() throws {
+        home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+    }
+
+    func clientEnvironment(_ sway: Sway) -> [String: String] {
+        ["DISPLAY": sway.xDisplay, "WAYLAND_DISPLAY": sway.socket, "XDG_RUNTIME_DIR": sway.runtimeDir]
+    }
+
+    /// Runs the binary as sway's own user, as a hotkey would: sway's XWayland refuses X clients
+    /// of other users (root included). The home becomes that user's first.
+    func run(_ sway: Sway, _ arguments: [String]) throws -> RunResult {
+        let chown = try runTool("/bin/chown", ["-R", "\(sway.account.uid):\(sway.account.gid)", home.root.path])
+        try #require(chown.status == 0, "\(chown)")
+        return try runTool(
+            "/usr/bin/setpriv",
+            Array(TestUser.runningAs(sway.account).dropFirst()) + [UserDebugHome.binary] + arguments,
+            environment: home.environment.merging(clientEnvironment(sway)) { $1 })
+    }
+
+    func wlPaste(_ sway: Sway) throws -> Peer.Output {
+        try Peer.read(["wl-paste", "-n"], environment: sway.environment, limit: 20)
+    }
+
+    @Test func anX11CopyWithoutX11FocusFailsInsteadOfVanishing() throws {
+        try withSway { sway in
+            let result = try run(sway, ["copy-id", "--to", "clipboard", "--backend", "x11"])
+            #expect(result.status == 69, "\(result)")
+            #expect(result.err.contains("the X11 copy did not reach Wayland clients"), "\(result)")
+            #expect(result.err.contains("use --backend wayland"), "\(result)")
+            #expect(try wlPaste(sway).bytes != Array("usr_1".utf8), "then the check was wrong")
+        }
+    }
+
+    @Test func anX11CopyWithAnX11WindowFocusedReachesWaylandClients() throws {
+        try withSway { sway in
+            let window = try sway.startWindow(["xmessage", "-geometry", "200x50", "x11 window"], x11: true)
+            try #require(sway.focus(pid: window.pid), "the X11 window never got the focus")
+            let result = try run(sway, ["copy-id", "--to", "clipboard", "--backend", "x11"])
+            #expect(result.status == 0, "\(result)")
+            #expect(try wlPaste(sway).bytes == Array("usr_1".utf8))
+        }
+    }
+
+    @Test func autoTakesDataControlOnSwayEvenWithXWaylandThere() throws {
+        try withSway { sway in
+            let environment = clientEnvironment(sway)
+            let doctor = try JSONParser().parse(
+                Array(try home.ok(["doctor", "--json"], extraEnvironment: environment).stdout))
+            #expect(doctor["backend"]?.stringValue == "wayland", "\(doctor)")
+            #expect(doctor["wayland"]?["dataControl"]?["interface"]?.stringValue == "zwlr_data_control_manager_v1")
+            #expect(doctor["wayland"]?["dataControl"]?["version"] == .number("2"), "\(doctor)")
+            let result = try home.run(["copy-id", "--to", "clipboard"], extraEnvironment: environment)
+            #expect(result.status == 0, "\(result)")
+            #expect(try wlPaste(sway).bytes == Array("usr_1".utf8))
+            let forced = try home.ok(["doctor", "--backend", "x11"], extraEnvironment: environment).out
+            #expect(forced.contains("each X11 copy is read back through data-control"), "\(forced)")
         }
     }
 }

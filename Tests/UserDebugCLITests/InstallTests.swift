@@ -90,7 +90,8 @@ import Testing
         CompletionCase(
             words: ["userdebug", "session", "import", "--"],
             exactly: [
-                "--name", "--keep-current", "--from-clipboard", "--backend", "--session", "--reveal", "--quiet", "--help",
+                "--name", "--keep-current", "--from-clipboard", "--backend", "--session", "--reveal", "--quiet",
+                "--help",
             ]),
         CompletionCase(
             words: ["userdebug", "print-response", "--"],

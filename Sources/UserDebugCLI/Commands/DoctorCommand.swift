@@ -109,7 +109,8 @@ struct DoctorReport {
         }
         if verdict == "stdout" { text += "; --to auto writes to standard output, --to clipboard exits 69" }
         if choice.route == .x11, case .dataControl = wayland {
-            text += "; each X11 copy is read back through data-control and fails unless Wayland clients see it"
+            text +=
+                "; each X11 copy is read back through data-control and fails unless Wayland clients see it"
                 + " (sway takes X11 copies only while an X11 window has focus)"
         }
         return text
