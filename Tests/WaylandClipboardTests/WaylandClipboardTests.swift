@@ -128,4 +128,39 @@ import WaylandClipboard
         sway.stop()
         #expect(eventually(timeout: 10) { processExited(pid) })
     }
+
+    @Test func consecutiveCopiesReuseTheServingProcessUntilAnotherClientCopies() throws {
+        try withSway { sway in
+            let clipboard = sway.clipboard(reuseOwner: true)
+            let first = try clipboard.own(Payload(bytes: Array("one".utf8), kind: .text))
+            defer { kill(first, SIGKILL) }
+            #expect(eventually { residentListens(sway) }, "the owner does not listen for the next copy")
+            let second = try clipboard.own(Payload(bytes: Array("two".utf8), kind: .text))
+            #expect(second == first, "the second copy started another owner")
+            #expect(try wlPaste(sway).bytes == Array("two".utf8))
+            let secret = try clipboard.own(
+                Payload(bytes: Array("tok".utf8), kind: .text, isSecret: true), to: .clipboard,
+                options: CopyOptions(clearSecretAfter: 1))
+            #expect(secret == first)
+            #expect(try wlPaste(sway, ["--type", "x-kde-passwordManagerHint"]).bytes == Array("secret".utf8))
+            #expect(eventually { processExited(first) }, "the handed secret was not cleared")
+            #expect(try wlPaste(sway).status != 0)
+            try wlCopy(sway, Array("theirs".utf8))
+            let third = try clipboard.own(Payload(bytes: Array("three".utf8), kind: .text))
+            defer { kill(third, SIGKILL) }
+            #expect(third != first)
+            #expect(try wlPaste(sway).bytes == Array("three".utf8))
+        }
+    }
+
+    /// Whether a resident owner of ours listens on CLIPBOARD of this compositor (an abstract socket
+    /// named by our euid and the compositor socket's device and inode).
+    func residentListens(_ sway: Sway) -> Bool {
+        var info = stat()
+        guard stat(sway.socket, &info) == 0 else { return false }
+        let name = "@userdebug-wl-owner-1/\(geteuid())/CLIPBOARD/"
+            + String(info.st_dev, radix: 16) + ":" + String(info.st_ino, radix: 16) + "/"
+        let table = String(decoding: readWholeFile("/proc/net/unix") ?? [], as: UTF8.self)
+        return table.contains(name)
+    }
 }

@@ -62,7 +62,8 @@ final class Invocation: @unchecked Sendable {
         if variable("DISPLAY").map({ $0.isEmpty }) ?? true, let wayland = variable("WAYLAND_DISPLAY"), !wayland.isEmpty
         {
             return WaylandClipboard(
-                display: wayland, runtimeDir: variable("XDG_RUNTIME_DIR"), callerExitsSoon: policy.callerExitsSoon)
+                display: wayland, runtimeDir: variable("XDG_RUNTIME_DIR"), callerExitsSoon: policy.callerExitsSoon,
+                reuseOwner: policy.reuseOwner, newOwner: policy.newOwner)
         }
         return X11Clipboard(display: variable("DISPLAY"), policy: policy)
     }
