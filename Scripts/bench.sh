@@ -71,6 +71,7 @@ start_sway() { # a headless sway as userdebug-test (sway refuses root); exports 
     WLR_RENDERER=pixman setpriv --reuid="$uid" --regid="$gid" --clear-groups -- sway -c "$dir/sway.conf" \
     >/dev/null 2>&1 &
   sway_pids+=($!)
+  disown  # killed by pid in cleanup; no "Killed" notice from the shell
   for _ in $(seq 200); do compgen -G "$dir/wayland-[0-9]" >/dev/null && break; sleep 0.05; done
   export XDG_RUNTIME_DIR=$dir
   WAYLAND_DISPLAY=$(compgen -G "$dir/wayland-[0-9]" | head -1)
@@ -280,8 +281,9 @@ if [[ $what == wayland ]]; then
     -n 'wl-copy ID' "wl-copy usr_8f14e45f" \
     -n 'userdebug copy-id --to clipboard' "$ud copy-id --to clipboard -q"
   python3 Scripts/bench_table.py "$work/wlcopy.json"
-  echo; echo "### copy latency, interleaved"
-  python3 Scripts/interleave.py "$runs" "wl-copy usr_8f14e45f" "$ud copy-id --to clipboard -q"
+  echo; echo "### copy latency, interleaved (copy-id --to stdout: the same run without the clipboard)"
+  python3 Scripts/interleave.py "$runs" "wl-copy usr_8f14e45f" "$ud copy-id --to clipboard -q" \
+    "$ud copy-id --to clipboard -q --new-owner" "$ud copy-id --to stdout"
   echo; echo "### paste latency, interleaved (the selection owned by userdebug)"
   "$ud" copy-id --to clipboard -q
   python3 Scripts/interleave.py "$runs" "wl-paste -n" "$ud paste"

@@ -41,6 +41,43 @@ import WaylandClipboard
         }
     }
 
+    @Test func aCompositorThatNeverAnswersFailsAtTheDeadline() throws {
+        // A socket that accepts connections (the kernel's backlog) but never reads or writes.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wl-silent-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/wayland-silent"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8) + [0])
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0 && listen(fd, 8) == 0)
+        guard case .noAnswer(let reason) = WaylandClipboard.probe(display: path, runtimeDir: nil, timeout: 0.5) else {
+            Issue.record("a silent compositor must not answer")
+            return
+        }
+        #expect(reason.contains("did not answer"))
+        let clipboard = WaylandClipboard(display: path, reuseOwner: false)
+        do throws(ClipboardError) {
+            try clipboard.copy(
+                Payload(bytes: Array("x".utf8)), to: .clipboard, options: CopyOptions(connectTimeout: 0.5))
+            Issue.record("a copy to a silent compositor succeeded")
+        } catch {
+            guard case .noDisplay = error else {
+                Issue.record("expected .noDisplay, got \(error)")
+                return
+            }
+        }
+    }
+
     @Test func copiesAreReadByWlPasteByteForByte() throws {
         try withSway { sway in
             for (name, bytes) in Self.samples {
@@ -158,7 +195,8 @@ import WaylandClipboard
     func residentListens(_ sway: Sway) -> Bool {
         var info = stat()
         guard stat(sway.socket, &info) == 0 else { return false }
-        let name = "@userdebug-wl-owner-1/\(geteuid())/CLIPBOARD/"
+        let name =
+            "@userdebug-wl-owner-1/\(geteuid())/CLIPBOARD/"
             + String(info.st_dev, radix: 16) + ":" + String(info.st_ino, radix: 16) + "/"
         let table = String(decoding: readWholeFile("/proc/net/unix") ?? [], as: UTF8.self)
         return table.contains(name)
