@@ -50,6 +50,14 @@ void cwl_session_close(cwl_session *s) {
     for (size_t i = 0; i < CWL_MAX_OFFERS; i++) forget(&s->offers[i]);
 }
 
+void cwl_session_forget_offers(cwl_session *s) {
+    cwl_error err;
+    for (size_t i = 0; i < CWL_MAX_OFFERS; i++) {
+        if (s->offers[i].id != 0) (void)cwl_request(&s->conn, &err, s->offers[i].id, CWL_OFFER_DESTROY, "");
+        forget(&s->offers[i]);
+    }
+}
+
 cwl_offer *cwl_session_offer(cwl_session *s, uint32_t id) {
     if (id == 0) return NULL;
     for (size_t i = 0; i < CWL_MAX_OFFERS; i++)

@@ -44,6 +44,9 @@ void cwl_session_close(cwl_session *s);
 /* Handle an event of the device or of an offer: 1 when it was one, 0 when it is another object's. */
 int cwl_session_event(cwl_session *s, cwl_msg *m, cwl_error *err);
 
+/* Destroy and forget every remembered offer. */
+void cwl_session_forget_offers(cwl_session *s);
+
 /* The remembered offer with `id`, or NULL. */
 cwl_offer *cwl_session_offer(cwl_session *s, uint32_t id);
 

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "cwl_owner.h"
+#include "cwl_resident.h"
 #include "ud_owner.h"
 
 #include <errno.h>
@@ -34,7 +35,15 @@ static cwl_status offer_types(cwl_owner *w, cwl_error *err) {
     return st;
 }
 
-static cwl_status take_selection(cwl_owner *w, double deadline, cwl_error *err) {
+void cwl_owner_mark(cwl_owner *w) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    snprintf(w->marker, sizeof w->marker, "application/x-userdebug-owner;pid=%ld;t=%lld.%09ld", (long)getpid(),
+             (long long)ts.tv_sec, ts.tv_nsec);
+    w->s.marker = w->marker;
+}
+
+cwl_status cwl_owner_take(cwl_owner *w, double deadline, cwl_error *err) {
     cwl_conn *c = &w->s.conn;
     w->source = cwl_new_id(c);
     cwl_status st = cwl_request(c, err, w->s.manager, CWL_MANAGER_CREATE_DATA_SOURCE, "u", w->source);
@@ -42,6 +51,7 @@ static cwl_status take_selection(cwl_owner *w, double deadline, cwl_error *err) 
     uint32_t set = w->o.selection == CWL_PRIMARY ? CWL_DEVICE_SET_PRIMARY_SELECTION : CWL_DEVICE_SET_SELECTION;
     if (st == CWL_OK) st = cwl_request(c, err, w->s.device, set, "u", w->source);
     if (st == CWL_OK) st = cwl_roundtrip(c, deadline, cwl_owner_event, w, err);
+    if (st == CWL_OK) st = cwl_flush(c, deadline, err); /* offers destroyed while handling events */
     if (st == CWL_TIMED_OUT)
         return cwl_fail(err, CWL_NOT_OWNER, ETIMEDOUT, "the compositor did not confirm the selection in time");
     if (st != CWL_OK) return st;
@@ -75,24 +85,29 @@ static cwl_status fork_server(cwl_owner *w, pid_t *owner_pid, cwl_error *err) {
 
 cwl_status cwl_own(const cwl_own_options *options, const uint8_t *bytes, size_t len, pid_t *owner_pid,
                    cwl_error *err) {
+    if (options->reuse_owner && !options->new_owner && cwl_resident_hand(options, bytes, len, owner_pid) == CWL_OK)
+        return CWL_OK;
     cwl_owner *w = calloc(1, sizeof *w);
-    if (w == NULL) return cwl_fail(err, CWL_FAILED, errno, "malloc: %s", strerror(errno));
+    cwl_buffer *content = calloc(1, sizeof *content);
+    if (w == NULL || content == NULL) {
+        free(w);
+        free(content);
+        return cwl_fail(err, CWL_FAILED, ENOMEM, "malloc: %s", strerror(ENOMEM));
+    }
+    *content = (cwl_buffer){.data = bytes, .len = len};
     w->o = *options;
-    w->bytes = bytes;
-    w->len = len;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    snprintf(w->marker, sizeof w->marker, "application/x-userdebug-owner;pid=%ld;t=%lld.%09ld", (long)getpid(),
-             (long long)ts.tv_sec, ts.tv_nsec);
-    w->s.marker = w->marker;
+    w->content = content;
+    w->listener = -1;
+    cwl_owner_mark(w);
     double deadline = cwl_now() + options->connect_timeout;
     cwl_status st = cwl_session_open(&w->s, options->display, options->runtime_dir, options->selection, deadline, err);
     if (st == CWL_OK) {
-        st = take_selection(w, deadline, err);
+        st = cwl_owner_take(w, deadline, err);
         if (st == CWL_OK) st = fork_server(w, owner_pid, err);
         cwl_owner_drop_transfers(w);
         cwl_session_close(&w->s);
     }
+    free(content);
     free(w);
     return st;
 }

@@ -100,6 +100,7 @@ static cwl_status receive_into(cwl_session *s, uint32_t offer, const char *type,
     if (st == CWL_OK) st = cwl_flush(&s->conn, cwl_now() + timeout, err);
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    (void)fcntl(fds[0], F_SETPIPE_SZ, 1 << 20); /* fewer wakeups for a large selection; best effort */
     if (st == CWL_OK) st = pump(fds[0], timeout, k, err);
     close(fds[0]);
     return st;

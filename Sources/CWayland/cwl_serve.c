@@ -11,11 +11,13 @@
 #include <math.h>
 #include <poll.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-/* Bytes written to one reader per wakeup: a pipe's default capacity. */
-#define CWL_CHUNK 65536
+/* A reader's pipe is grown to this (where the system allows) so a large transfer takes fewer
+ * wakeups of both sides: 16 times the default 64 KiB. */
+#define CWL_PIPE_SIZE (1 << 20)
 
 static void add_transfer(cwl_owner *w, const char *type, int fd) {
     if (fd < 0) return;
@@ -25,10 +27,27 @@ static void add_transfer(cwl_owner *w, const char *type, int fd) {
     }
     int flags = fcntl(fd, F_GETFL);
     if (flags >= 0) fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    (void)fcntl(fd, F_SETPIPE_SZ, CWL_PIPE_SIZE); /* not a pipe, or over the limit: left as it is */
     cwl_content content = CWL_CONTENT_PAYLOAD;
     if (strcmp(type, "x-kde-passwordManagerHint") == 0) content = CWL_CONTENT_SECRET_HINT;
     if (strcmp(type, w->marker) == 0) content = CWL_CONTENT_EMPTY;
-    w->transfers[w->transfer_count++] = (cwl_transfer){.fd = fd, .content = content, .idle_since = cwl_now()};
+    cwl_buffer *buffer = content == CWL_CONTENT_PAYLOAD ? w->content : NULL;
+    if (buffer != NULL) buffer->refs++;
+    w->transfers[w->transfer_count++] =
+        (cwl_transfer){.fd = fd, .content = content, .buffer = buffer, .idle_since = cwl_now()};
+}
+
+void cwl_buffer_release(cwl_owner *w, cwl_buffer *b) {
+    if (b == NULL) return;
+    if (b->refs > 0) b->refs--;
+    if (b->refs > 0 || b == w->content) return;
+    if (b->owned) free((void *)b->data);
+    free(b);
+}
+
+static void end_transfer(cwl_owner *w, cwl_transfer *t) {
+    close(t->fd);
+    cwl_buffer_release(w, t->buffer);
 }
 
 cwl_status cwl_owner_event(void *owner, cwl_conn *c, cwl_msg *m, cwl_error *err) {
@@ -42,28 +61,32 @@ cwl_status cwl_owner_event(void *owner, cwl_conn *c, cwl_msg *m, cwl_error *err)
         }
         return CWL_OK;
     }
+    if (m->object == w->old_source && w->old_source != 0 && m->opcode == CWL_SOURCE_EV_SEND) {
+        /* A source replaced by a handed-over copy: its reader gets nothing (the descriptor must
+         * still be taken, or the next send would get this one). */
+        int fd = cwl_take_fd(c);
+        if (fd >= 0) close(fd);
+        return CWL_OK;
+    }
     cwl_session_event(&w->s, m, err);
     return CWL_OK;
 }
 
 void cwl_owner_drop_transfers(cwl_owner *w) {
-    for (size_t i = 0; i < w->transfer_count; i++) close(w->transfers[i].fd);
+    for (size_t i = 0; i < w->transfer_count; i++) end_transfer(w, &w->transfers[i]);
     w->transfer_count = 0;
 }
 
 /* Write what the reader takes now; 1 while the transfer goes on, 0 when it ended (closed). */
 static int advance(cwl_owner *w, cwl_transfer *t, double now) {
-    const uint8_t *data = w->bytes;
-    size_t len = w->len;
+    const uint8_t *data = t->buffer != NULL ? t->buffer->data : NULL;
+    size_t len = t->buffer != NULL ? t->buffer->len : 0;
     if (t->content == CWL_CONTENT_SECRET_HINT) {
         data = (const uint8_t *)"secret";
         len = 6;
-    } else if (t->content == CWL_CONTENT_EMPTY) {
-        len = 0;
     }
     while (t->offset < len) {
-        size_t n = len - t->offset < CWL_CHUNK ? len - t->offset : CWL_CHUNK;
-        ssize_t wrote = write(t->fd, data + t->offset, n);
+        ssize_t wrote = write(t->fd, data + t->offset, len - t->offset);
         if (wrote > 0) {
             t->offset += (size_t)wrote;
             t->idle_since = now;
@@ -87,7 +110,7 @@ static void run_transfers(cwl_owner *w, const struct pollfd *p, size_t polled, d
         if (going)
             w->transfers[kept++] = *t;
         else
-            close(t->fd);
+            end_transfer(w, t);
     }
     w->transfer_count = kept;
 }
@@ -103,8 +126,9 @@ static int drain(cwl_owner *w) {
 }
 
 /* The earliest time the loop must wake up at. */
-static double next_wake(const cwl_owner *w, double lifetime_at, double clear_at) {
-    double wake = lifetime_at < clear_at ? lifetime_at : clear_at;
+static double next_wake(const cwl_owner *w, double now) {
+    double wake = w->lifetime_at < w->clear_at ? w->lifetime_at : w->clear_at;
+    if (w->listener < 0 && !w->leaving && now < w->listen_until && now + 0.05 < wake) wake = now + 0.05;
     for (size_t i = 0; i < w->transfer_count; i++) {
         double idle_end = w->transfers[i].idle_since + w->o.transfer_timeout;
         if (idle_end < wake) wake = idle_end;
@@ -118,34 +142,46 @@ static void clear_selection(cwl_owner *w) {
     if (cwl_request(&w->s.conn, &err, w->s.device, set, "u", 0u) == CWL_OK) cwl_flush(&w->s.conn, cwl_now() + 1, &err);
 }
 
+void cwl_owner_restart_timers(cwl_owner *w) {
+    double now = cwl_now();
+    w->lifetime_at = w->o.lifetime > 0 ? now + w->o.lifetime : INFINITY;
+    w->clear_at = w->o.is_secret && w->o.clear_after > 0 ? now + w->o.clear_after : INFINITY;
+}
+
+/* The timers and the leaving rule, after each wakeup. */
+static void check_state(cwl_owner *w, double now) {
+    if (now >= w->lifetime_at) w->leaving = 1;
+    if (now >= w->clear_at) {
+        clear_selection(w);
+        w->clear_at = INFINITY;
+        w->leaving = 1;
+    }
+    w->leaving |= w->cancelled || w->s.finished;
+    if (w->leaving) cwl_listener_close(w);
+    if (!w->leaving && w->o.reuse_owner && w->listener < 0 && now < w->listen_until) cwl_listener_open(w);
+}
+
 void cwl_owner_serve(cwl_owner *w, int signal_fd) {
-    double start = cwl_now();
-    double lifetime_at = w->o.lifetime > 0 ? start + w->o.lifetime : INFINITY;
-    double clear_at = w->o.is_secret && w->o.clear_after > 0 ? start + w->o.clear_after : INFINITY;
-    int leaving = 0;
+    cwl_owner_restart_timers(w);
     w->s.drop_offers = 1;
+    w->listen_until = cwl_now() + 2;
+    check_state(w, cwl_now());
     for (;;) {
-        leaving |= w->cancelled || w->s.finished;
-        if (leaving && w->transfer_count == 0) _exit(0);
-        struct pollfd p[CWL_MAX_TRANSFERS + 2];
+        if (w->leaving && w->transfer_count == 0) _exit(0);
+        struct pollfd p[CWL_MAX_TRANSFERS + 3];
         size_t polled = w->transfer_count;
         for (size_t i = 0; i < polled; i++) p[i] = (struct pollfd){.fd = w->transfers[i].fd, .events = POLLOUT};
         p[polled] = (struct pollfd){.fd = w->s.conn.fd, .events = POLLIN};
         p[polled + 1] = (struct pollfd){.fd = signal_fd, .events = POLLIN};
-        if (poll(p, polled + 2, cwl_poll_ms(next_wake(w, lifetime_at, clear_at) - cwl_now())) < 0 && errno != EINTR)
-            _exit(1);
+        p[polled + 2] = (struct pollfd){.fd = w->listener, .events = POLLIN};
+        if (poll(p, polled + 3, cwl_poll_ms(next_wake(w, cwl_now()) - cwl_now())) < 0 && errno != EINTR) _exit(1);
         if (p[polled].revents != 0 && drain(w) < 0) _exit(0); /* the compositor went away */
         if (signal_fd >= 0 && (p[polled + 1].revents & POLLIN)) {
             struct signalfd_siginfo info;
-            if (read(signal_fd, &info, sizeof info) > 0) leaving = 1;
+            if (read(signal_fd, &info, sizeof info) > 0) w->leaving = 1;
         }
-        double now = cwl_now();
-        run_transfers(w, p, polled, now);
-        if (now >= lifetime_at) leaving = 1;
-        if (now >= clear_at) {
-            clear_selection(w);
-            clear_at = INFINITY;
-            leaving = 1;
-        }
+        run_transfers(w, p, polled, cwl_now());
+        if (w->listener >= 0 && (p[polled + 2].revents & POLLIN) && !w->leaving) cwl_listener_accept(w);
+        check_state(w, cwl_now());
     }
 }

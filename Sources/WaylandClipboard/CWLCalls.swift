@@ -67,7 +67,7 @@ extension CWLCalls {
     /// `cwl_own`: returns the serving process's id.
     static func own(
         _ payload: Payload, selection name: SelectionName, options: CopyOptions, display: String?,
-        runtimeDir: String?, singleFork: Bool
+        runtimeDir: String?, policy: (singleFork: Bool, reuse: Bool, new: Bool)
     ) throws(ClipboardError) -> Int32 {
         let kind: cwl_kind =
             switch payload.kind {
@@ -85,7 +85,8 @@ extension CWLCalls {
                     is_secret: payload.isSecret ? 1 : 0, connect_timeout: options.connectTimeout,
                     transfer_timeout: options.transferTimeout,
                     clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
-                    lifetime: options.lifetime ?? 0, single_fork: singleFork ? 1 : 0)
+                    lifetime: options.lifetime ?? 0, single_fork: policy.singleFork ? 1 : 0,
+                    reuse_owner: policy.reuse ? 1 : 0, new_owner: policy.new ? 1 : 0)
                 return payload.bytes.withUnsafeBufferPointer { bytes in
                     cwl_own(&o, bytes.baseAddress, bytes.count, &pid, &err)
                 }

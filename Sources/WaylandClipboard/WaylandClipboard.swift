@@ -19,12 +19,25 @@ public struct WaylandClipboard: Clipboard {
     /// Whether the caller exits right after copying (a command-line tool): the serving process
     /// is then forked once instead of twice.
     public let callerExitsSoon: Bool
+    /// If a serving process of ours already serves the selection on this compositor (one started
+    /// with `reuseOwner`), hand it the content over a local socket instead of connecting and
+    /// forking; it makes a new source the selection and confirms it before the copy returns.
+    /// Payloads up to 4 MiB; anything else, or no such process, owns as usual, and the new
+    /// owner listens for the next copies.
+    public let reuseOwner: Bool
+    /// With `reuseOwner`: start a new serving process anyway (it takes the next copies).
+    public let newOwner: Bool
 
     /// A clipboard on `display` (nil: `$WAYLAND_DISPLAY`).
-    public init(display: String? = nil, runtimeDir: String? = nil, callerExitsSoon: Bool = false) {
+    public init(
+        display: String? = nil, runtimeDir: String? = nil, callerExitsSoon: Bool = false, reuseOwner: Bool = true,
+        newOwner: Bool = false
+    ) {
         self.display = display
         self.runtimeDir = runtimeDir
         self.callerExitsSoon = callerExitsSoon
+        self.reuseOwner = reuseOwner
+        self.newOwner = newOwner
     }
 
     /// Connects to `display` (nil: `$WAYLAND_DISPLAY`; a name under `runtimeDir`, nil:
@@ -52,7 +65,7 @@ public struct WaylandClipboard: Clipboard {
     {
         try CWLCalls.own(
             payload, selection: selection, options: options, display: display, runtimeDir: runtimeDir,
-            singleFork: callerExitsSoon)
+            policy: (callerExitsSoon, reuseOwner, newOwner))
     }
 
     /// Reads `selection` as `target` (a MIME type; `UTF8_STRING`: the best text type offered;

@@ -125,8 +125,14 @@ public final class Sway: @unchecked Sendable {
         return env
     }
 
-    /// Our clipboard on this compositor.
-    public var clipboard: WaylandClipboard { WaylandClipboard(display: socket, runtimeDir: runtimeDir) }
+    /// Our clipboard on this compositor with a new owner process for every copy (most tests watch
+    /// the process serving each copy); the resident owner's tests use `clipboard(reuseOwner:)`.
+    public var clipboard: WaylandClipboard { clipboard(reuseOwner: false) }
+
+    /// Our clipboard on this compositor, handing copies to a serving process of ours or not.
+    public func clipboard(reuseOwner: Bool) -> WaylandClipboard {
+        WaylandClipboard(display: socket, runtimeDir: runtimeDir, reuseOwner: reuseOwner)
+    }
 
     /// Starts `arguments` as the test account with this compositor's environment (and its XWayland
     /// DISPLAY when `x11`); killed by `stop`.

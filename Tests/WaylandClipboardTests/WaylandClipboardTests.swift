@@ -41,6 +41,43 @@ import WaylandClipboard
         }
     }
 
+    @Test func aCompositorThatNeverAnswersFailsAtTheDeadline() throws {
+        // A socket that accepts connections (the kernel's backlog) but never reads or writes.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wl-silent-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/wayland-silent"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8) + [0])
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0 && listen(fd, 8) == 0)
+        guard case .noAnswer(let reason) = WaylandClipboard.probe(display: path, runtimeDir: nil, timeout: 0.5) else {
+            Issue.record("a silent compositor must not answer")
+            return
+        }
+        #expect(reason.contains("did not answer"))
+        let clipboard = WaylandClipboard(display: path, reuseOwner: false)
+        do throws(ClipboardError) {
+            try clipboard.copy(
+                Payload(bytes: Array("x".utf8)), to: .clipboard, options: CopyOptions(connectTimeout: 0.5))
+            Issue.record("a copy to a silent compositor succeeded")
+        } catch {
+            guard case .noDisplay = error else {
+                Issue.record("expected .noDisplay, got \(error)")
+                return
+            }
+        }
+    }
+
     @Test func copiesAreReadByWlPasteByteForByte() throws {
         try withSway { sway in
             for (name, bytes) in Self.samples {
@@ -127,5 +164,41 @@ import WaylandClipboard
         defer { kill(pid, SIGKILL) }
         sway.stop()
         #expect(eventually(timeout: 10) { processExited(pid) })
+    }
+
+    @Test func consecutiveCopiesReuseTheServingProcessUntilAnotherClientCopies() throws {
+        try withSway { sway in
+            let clipboard = sway.clipboard(reuseOwner: true)
+            let first = try clipboard.own(Payload(bytes: Array("one".utf8), kind: .text))
+            defer { kill(first, SIGKILL) }
+            #expect(eventually { residentListens(sway) }, "the owner does not listen for the next copy")
+            let second = try clipboard.own(Payload(bytes: Array("two".utf8), kind: .text))
+            #expect(second == first, "the second copy started another owner")
+            #expect(try wlPaste(sway).bytes == Array("two".utf8))
+            let secret = try clipboard.own(
+                Payload(bytes: Array("tok".utf8), kind: .text, isSecret: true), to: .clipboard,
+                options: CopyOptions(clearSecretAfter: 1))
+            #expect(secret == first)
+            #expect(try wlPaste(sway, ["--type", "x-kde-passwordManagerHint"]).bytes == Array("secret".utf8))
+            #expect(eventually { processExited(first) }, "the handed secret was not cleared")
+            #expect(try wlPaste(sway).status != 0)
+            try wlCopy(sway, Array("theirs".utf8))
+            let third = try clipboard.own(Payload(bytes: Array("three".utf8), kind: .text))
+            defer { kill(third, SIGKILL) }
+            #expect(third != first)
+            #expect(try wlPaste(sway).bytes == Array("three".utf8))
+        }
+    }
+
+    /// Whether a resident owner of ours listens on CLIPBOARD of this compositor (an abstract socket
+    /// named by our euid and the compositor socket's device and inode).
+    func residentListens(_ sway: Sway) -> Bool {
+        var info = stat()
+        guard stat(sway.socket, &info) == 0 else { return false }
+        let name =
+            "@userdebug-wl-owner-1/\(geteuid())/CLIPBOARD/"
+            + String(info.st_dev, radix: 16) + ":" + String(info.st_ino, radix: 16) + "/"
+        let table = String(decoding: readWholeFile("/proc/net/unix") ?? [], as: UTF8.self)
+        return table.contains(name)
     }
 }

@@ -103,6 +103,12 @@ typedef struct cwl_own_options {
     double clear_after;      /* secrets: clear the selection after this, if still ours; <= 0: never */
     double lifetime;         /* leave after this; <= 0: until replaced */
     int single_fork;         /* nonzero: fork once (a caller about to exit); see ud_owner.h */
+    int reuse_owner;         /* nonzero: hand the bytes (up to 4 MiB) to a serving process of ours for
+                                this selection and compositor if one listens (it makes a new source
+                                the selection and confirms it); the process forked otherwise listens
+                                for the next copies. Both sides check the other's euid and mount
+                                namespace. Any failure: own as usual. */
+    int new_owner;           /* with reuse_owner: fork a new serving process anyway (it listens) */
 } cwl_own_options;
 
 /*

@@ -64,9 +64,14 @@ enum ClipboardCommands {
         guard let timeout = Double(timeoutText), timeout.isFinite, timeout > 0 else {
             throw CommandError(.usage, "--timeout needs a positive number of seconds, got '\(timeoutText)'")
         }
-        let bytes = try invocation.clipboard().paste(
-            selection: try selection(invocation), target: invocation.arguments.value("target") ?? "UTF8_STRING",
-            timeout: timeout)
+        let clipboard = try invocation.clipboard()
+        let name = try selection(invocation)
+        let target = invocation.arguments.value("target") ?? "UTF8_STRING"
+        // Streamed where the backend can: a large selection is never held in memory.
+        if invocation.stdoutKind != .terminal, try clipboard.paste(selection: name, target: target, timeout: timeout, to: 1) {
+            return
+        }
+        let bytes = try clipboard.paste(selection: name, target: target, timeout: timeout)
         // Another program's bytes must not drive the terminal (OSC 52 writes the clipboard, CSI
         // rewrites the screen): shown escaped there, like every other command's output.
         if invocation.stdoutKind == .terminal && !invocation.arguments.has("raw") {

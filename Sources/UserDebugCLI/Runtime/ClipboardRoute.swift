@@ -52,8 +52,7 @@ struct ClipboardRoute {
             switch choice.route {
             case .unavailable: return
             case .wayland:
-                try wayland.clipboard(callerExitsSoon: x11.policy.callerExitsSoon).copy(
-                    payload, to: selection, options: options)
+                try wayland.clipboard(policy: x11.policy).copy(payload, to: selection, options: options)
             case .x11: try x11.copy(payload, to: selection, options: options)
             }
         } catch {
@@ -66,6 +65,20 @@ struct ClipboardRoute {
             var seen = choice
             seen.wayland = finding
             throw ClipboardRouteError(problem: .notBridged, choice: seen)
+        }
+    }
+
+    /// Streams `selection` as `target` to the descriptor `fd` when the backend can (Wayland: a
+    /// large selection is never held in memory) and says whether it did; false: use `paste`.
+    func paste(selection: SelectionName, target: String, timeout: Double, to fd: Int32) throws(ClipboardRouteError)
+        -> Bool
+    {
+        guard choice.route == .wayland else { return false }
+        do throws(ClipboardError) {
+            try wayland.clipboard().paste(selection: selection, target: target, timeout: timeout, to: fd)
+            return true
+        } catch {
+            throw ClipboardRouteError(problem: .backend(error), choice: choice)
         }
     }
 

@@ -1,5 +1,6 @@
 import UserDebugKit
 import WaylandClipboard
+import X11Clipboard
 
 /// Where the Wayland backend connects (`WAYLAND_DISPLAY` in `XDG_RUNTIME_DIR`), and the one place
 /// that speaks to it: the probe the backend rule asks, and the clipboard it chooses.
@@ -22,8 +23,13 @@ struct WaylandEndpoint: Sendable {
         }
     }
 
-    /// The Wayland clipboard on this endpoint; `callerExitsSoon` as in `X11Clipboard.OwnerPolicy`.
-    func clipboard(callerExitsSoon: Bool = true) -> any Clipboard {
-        WaylandClipboard(display: display, runtimeDir: runtimeDir, callerExitsSoon: callerExitsSoon)
+    /// The Wayland clipboard on this endpoint, serving copies as `policy` says (its
+    /// `callerExitsSoon`, `reuseOwner` and `newOwner`; the CLI builds one policy for both backends).
+    func clipboard(policy: X11Clipboard.OwnerPolicy = X11Clipboard.OwnerPolicy(callerExitsSoon: true))
+        -> WaylandClipboard
+    {
+        WaylandClipboard(
+            display: display, runtimeDir: runtimeDir, callerExitsSoon: policy.callerExitsSoon,
+            reuseOwner: policy.reuseOwner, newOwner: policy.newOwner)
     }
 }
