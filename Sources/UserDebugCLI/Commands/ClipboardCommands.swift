@@ -68,7 +68,9 @@ enum ClipboardCommands {
         let name = try selection(invocation)
         let target = invocation.arguments.value("target") ?? "UTF8_STRING"
         // Streamed where the backend can: a large selection is never held in memory.
-        if invocation.stdoutKind != .terminal, try clipboard.paste(selection: name, target: target, timeout: timeout, to: 1) {
+        if invocation.stdoutKind != .terminal,
+            try clipboard.paste(selection: name, target: target, timeout: timeout, to: 1)
+        {
             return
         }
         let bytes = try clipboard.paste(selection: name, target: target, timeout: timeout)
