@@ -289,3 +289,38 @@ import UserDebugKit
         }
     }
 }
+
+/// What a failure through the chosen backend tells the user, and when `--to auto` falls back.
+@Suite struct ClipboardRouteErrorTests {
+    static let onSway = BackendChoice(
+        route: .x11, reason: "--backend x11",
+        wayland: .dataControl(interface: "zwlr_data_control_manager_v1", version: 2))
+    static let onWayland = BackendChoice(route: .wayland, reason: "WAYLAND_DISPLAY=w answers", wayland: nil)
+
+    @Test func eachProblemHasItsStatusAndReason() {
+        let lost = ErrorReport.route(ClipboardRouteError(problem: .notBridged, choice: Self.onSway))
+        #expect(lost.0 == .unavailable)
+        #expect(lost.1.contains("did not reach Wayland clients") && lost.1.hasSuffix("use --backend wayland"))
+        let refused = ErrorReport.route(
+            ClipboardRouteError(problem: .backend(.ownershipNotConfirmed), choice: Self.onWayland))
+        #expect(
+            refused.0 == .unavailable && refused.1.contains("Wayland compositor did not make our copy the selection"))
+        let silent = ErrorReport.route(
+            ClipboardRouteError(problem: .backend(.noDisplay(reason: "timed out")), choice: Self.onWayland))
+        #expect(silent.1 == "the Wayland compositor does not answer: timed out")
+        let x11 = ErrorReport.route(
+            ClipboardRouteError(problem: .backend(.noDisplay(reason: "DISPLAY is not set")), choice: Self.onSway))
+        #expect(x11.1 == "no X display answers: DISPLAY is not set (--backend x11)")
+        let plain = BackendChoice(route: .x11, reason: "WAYLAND_DISPLAY is not set: X11", wayland: .notSet)
+        let unchanged = ErrorReport.route(
+            ClipboardRouteError(problem: .backend(.noDisplay(reason: "DISPLAY is not set")), choice: plain))
+        #expect(unchanged.1 == "no X display answers: DISPLAY is not set", "plain X11 says what it always said")
+    }
+
+    @Test func onlyNoClipboardFallsBackToStandardOutput() {
+        #expect(ClipboardRouteError(problem: .unavailable, choice: Self.onWayland).meansNoClipboard)
+        #expect(ClipboardRouteError(problem: .backend(.noDisplay(reason: "x")), choice: Self.onSway).meansNoClipboard)
+        #expect(!ClipboardRouteError(problem: .notBridged, choice: Self.onSway).meansNoClipboard)
+        #expect(!ClipboardRouteError(problem: .backend(.ownershipNotConfirmed), choice: Self.onSway).meansNoClipboard)
+    }
+}

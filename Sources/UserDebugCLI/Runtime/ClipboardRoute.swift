@@ -22,6 +22,12 @@ struct ClipboardRouteError: Error, Sendable {
     /// The choice that led there.
     var choice: BackendChoice
 
+    /// The notice of `--to auto` writing to standard output instead, with the reason.
+    var fallbackNotice: String {
+        let reason = problem == .unavailable ? ": \(choice.reason)" : " (\(ErrorReport.route(self).1))"
+        return "no clipboard\(reason); writing to standard output"
+    }
+
     /// Whether it means "no clipboard here", on which `--to auto` falls back to standard output.
     var meansNoClipboard: Bool {
         switch problem {
@@ -135,7 +141,7 @@ extension ErrorReport {
                 .unavailable,
                 "the Wayland compositor did not make our copy the selection (it refused, or another client took it at once)"
             )
-        case (.backend(let underlying), .x11) where error.choice.wayland != nil:
+        case (.backend(let underlying), .x11) where error.choice.wayland.map { $0 != .notSet } ?? true:
             let (status, message) = clipboard(underlying)
             return (status, "\(message) (\(reason))")
         case (.backend(let underlying), _):

@@ -41,7 +41,7 @@ struct OutputRouter {
             do {
                 for selection in try invocation.config().output.selection.names { try copy(payload, to: selection) }
             } catch let error as ClipboardRouteError where error.meansNoClipboard {
-                invocation.diagnostics.notice("\(ErrorReport.route(error).1); writing to standard output")
+                invocation.diagnostics.notice(error.fallbackNotice)
                 try stdout.write(payload)
             }
         }
