@@ -91,8 +91,23 @@ public final class Sway: @unchecked Sendable {
             child.kill()
             child.wait()
         }
+        // wlroots double-forks XWayland, so it is not sway's child: found by its DISPLAY and owner.
+        let xwayland = Self.pids(owner: account.uid, commandPrefix: "Xwayland\0\(xDisplay)\0")
         Self.stopTree(process)
+        for pid in xwayland { _ = Glibc.kill(pid, SIGKILL) }
         try? FileManager.default.removeItem(atPath: runtimeDir)
+    }
+
+    /// The processes of `owner` whose command line (NUL-separated) starts with `commandPrefix`.
+    private static func pids(owner: uid_t, commandPrefix: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            var info = stat()
+            guard stat("/proc/\(pid)", &info) == 0, info.st_uid == owner,
+                let line = readWholeFile("/proc/\(pid)/cmdline")
+            else { return false }
+            return line.starts(with: Array(commandPrefix.utf8))
+        }
     }
 
     private static func stopTree(_ process: Spawned) {
