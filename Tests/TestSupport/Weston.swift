@@ -1,5 +1,6 @@
 import Foundation
 import UserDebugKit
+@_spi(Testing) import X11Clipboard
 
 /// A private weston for one test: the X11 backend on a fresh Xvfb (`weston
 /// --backend=x11-backend.so --xwayland`), its own runtime directory (0700) and socket name, and
@@ -26,8 +27,9 @@ public final class Weston: @unchecked Sendable {
         self.xwayland = xwayland
     }
 
-    /// Starts Xvfb, then weston on it, and waits until weston's socket exists and it has said on
-    /// which display XWayland listens (XWayland itself starts on the first X11 client).
+    /// Starts Xvfb, then weston on it, and waits until weston's socket exists and XWayland
+    /// answers on the display weston names (weston starts it on the first X11 client, which on a
+    /// loaded machine takes longer than a copy's 1 s connect timeout: the first client is ours).
     public static func start() throws -> Weston {
         let host = try Xvfb.start()
         let runtimeDir = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -48,9 +50,11 @@ public final class Weston: @unchecked Sendable {
                     "--socket=\(socket)", "--log=\(log)",
                 ], environment: environment)
             var display: String? = nil
-            let ready = eventually(timeout: 20) {
-                display = xwaylandDisplay(inLog: log)
-                return display != nil && access(runtimeDir + "/" + socket, F_OK) == 0
+            let ready = eventually(timeout: 30) {
+                display = display ?? xwaylandDisplay(inLog: log)
+                guard let display, access(runtimeDir + "/" + socket, F_OK) == 0 else { return false }
+                if case .success = X11Display.probe(display, timeout: 5) { return true }
+                return false
             }
             guard ready, let display else {
                 let text = String(decoding: readWholeFile(log) ?? [], as: UTF8.self)

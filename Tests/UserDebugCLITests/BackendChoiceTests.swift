@@ -232,6 +232,9 @@ import UserDebugKit
     init() throws {
         home = try UserDebugHome()
         try home.ok(["session", "import", "-"], stdin: Samples.session)
+        // sway starts XWayland on the first X11 client, which is our copy: on a loaded machine
+        // that takes longer than the default 1 s connect timeout (which also bounds the read-back).
+        try home.file("config/config.json", #"{"clipboard": {"connectTimeoutSeconds": 10}}"#)
     }
 
     func clientEnvironment(_ sway: Sway) -> [String: String] {

@@ -67,7 +67,7 @@ struct ClipboardRoute {
         guard choice.route == .x11, wayland.display != nil else { return }
         let finding = choice.wayland ?? wayland.probe(timeout: options.connectTimeout)
         guard case .dataControl = finding else { return }
-        guard wayland.selectionCarries(payload, selection: selection) else {
+        guard wayland.selectionCarries(payload, selection: selection, within: max(2, options.connectTimeout)) else {
             var seen = choice
             seen.wayland = finding
             throw ClipboardRouteError(problem: .notBridged, choice: seen)
@@ -104,12 +104,13 @@ struct ClipboardRoute {
 }
 
 extension WaylandEndpoint {
-    /// Whether the Wayland `selection` carries `payload` within 2 s: the compositor's XWayland
-    /// bridge takes an X11 selection over asynchronously, so it is read until it matches or the
-    /// deadline passes (a refused copy costs the whole deadline; a bridged one returns at once).
-    func selectionCarries(_ payload: Payload, selection: SelectionName) -> Bool {
+    /// Whether the Wayland `selection` carries `payload` within `seconds`: the compositor's
+    /// XWayland bridge takes an X11 selection over asynchronously, so it is read until it matches
+    /// or the deadline passes (a refused copy costs the whole deadline; a bridged one returns at
+    /// once).
+    func selectionCarries(_ payload: Payload, selection: SelectionName, within seconds: Double) -> Bool {
         let target = payload.kind == .binary ? "application/octet-stream" : "UTF8_STRING"
-        let deadline = monotonicSeconds() + 2
+        let deadline = monotonicSeconds() + seconds
         let reader = clipboard()
         repeat {
             if let bytes = try? reader.paste(selection: selection, target: target, timeout: 1), bytes == payload.bytes {
