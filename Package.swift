@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "userdebug", targets: ["userdebug"]),
         .library(name: "UserDebugKit", targets: ["UserDebugKit"]),
         .library(name: "X11Clipboard", targets: ["X11Clipboard"]),
+        .library(name: "WaylandClipboard", targets: ["WaylandClipboard"]),
     ],
     targets: [
         .systemLibrary(
@@ -48,6 +49,13 @@ let package = Package(
                 .linkedLibrary("Xdmcp"),
             ]
         ),
+        // The Wayland wire protocol and the data-control interfaces, written in C without
+        // libwayland-client (Debian ships no static archive of it; see Sources/CWayland/include/cwl.h).
+        .target(
+            name: "CWayland",
+            dependencies: ["COwnerProcess"],
+            path: "Sources/CWayland"
+        ),
         .target(
             name: "UserDebugKit",
             dependencies: ["CSQLite", "CZlib", "CBrotli"],
@@ -65,8 +73,13 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         .target(
+            name: "WaylandClipboard",
+            dependencies: ["CWayland", "UserDebugKit"],
+            swiftSettings: strictSwift
+        ),
+        .target(
             name: "UserDebugCLI",
-            dependencies: ["UserDebugKit", "X11Clipboard", "DesktopNotify"],
+            dependencies: ["UserDebugKit", "X11Clipboard", "WaylandClipboard", "DesktopNotify"],
             swiftSettings: strictSwift
         ),
         .executableTarget(
@@ -86,13 +99,18 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["X11Clipboard", "UserDebugKit"],
+            dependencies: ["X11Clipboard", "WaylandClipboard", "UserDebugKit"],
             path: "Tests/TestSupport",
             swiftSettings: strictSwift
         ),
         .testTarget(
             name: "X11ClipboardTests",
             dependencies: ["X11Clipboard", "UserDebugKit", "TestSupport"],
+            swiftSettings: strictSwift
+        ),
+        .testTarget(
+            name: "WaylandClipboardTests",
+            dependencies: ["WaylandClipboard", "UserDebugKit", "TestSupport"],
             swiftSettings: strictSwift
         ),
         .testTarget(

@@ -5,6 +5,7 @@
 #   Scripts/bench.sh startup    copy-id --to stdout beside /bin/true and printf
 #   Scripts/bench.sh store      print-response last at 10 vs 1,000,000 responses; library record rate
 #   Scripts/bench.sh clipboard  copy latency vs xclip/xsel, stale reads, 128 MiB throughput (own Xvfb)
+#   Scripts/bench.sh wayland    the same beside wl-copy/wl-paste on a headless sway (data-control)
 #   Scripts/bench.sh profile    where copy-id --to clipboard spends its CPU (perf, by phase)
 #   Scripts/bench.sh json       JSONParser on 64 MiB of string escapes beside Python's json.load
 #   Scripts/bench.sh hotkey     key press -> clipboard holds the new value: userdebug daemon, sxhkd
@@ -24,10 +25,16 @@ ud=$bin/userdebug
 work=$(mktemp -d /tmp/userdebug-bench.XXXXXX)
 xvfb_pids=()
 helper_pids=() # programs started against those servers (hotkey daemons), stopped first
+sway_pids=()
+sway_dirs=()
 cleanup() {
   for pid in "${helper_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${xvfb_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
+  for pid in "${sway_pids[@]}"; do
+    for child in $(pgrep -P "$pid" || true); do kill -9 "$child" 2>/dev/null || true; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  rm -rf "$work" "${sway_dirs[@]}"
 }
 trap cleanup EXIT
 
@@ -51,6 +58,29 @@ start_xvfb() { # start_xvfb VAR: a private Xvfb (stopped by pid on exit); its di
   exec 3>&-
   for _ in $(seq 100); do [[ -s "$file" ]] && break; sleep 0.05; done
   printf -v "$1" ':%s' "$(head -1 "$file")"
+}
+
+start_sway() { # a headless sway as userdebug-test (sway refuses root); exports WAYLAND_DISPLAY, XDG_RUNTIME_DIR
+  id userdebug-test >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin userdebug-test
+  local uid gid dir
+  uid=$(id -u userdebug-test)
+  gid=$(id -g userdebug-test)
+  dir=$(mktemp -d /tmp/userdebug-bench-sway.XXXXXX)
+  sway_dirs+=("$dir")
+  chown "$uid:$gid" "$dir"
+  chmod 700 "$dir"
+  printf 'xwayland disable\n' > "$dir/sway.conf"
+  chmod 644 "$dir/sway.conf"
+  env -i PATH=/usr/bin:/bin HOME="$dir" XDG_RUNTIME_DIR="$dir" WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 \
+    WLR_RENDERER=pixman setpriv --reuid="$uid" --regid="$gid" --clear-groups -- sway -c "$dir/sway.conf" \
+    >/dev/null 2>&1 &
+  sway_pids+=($!)
+  disown  # killed by pid in cleanup; no "Killed" notice from the shell
+  for _ in $(seq 200); do compgen -G "$dir/wayland-[0-9]" >/dev/null && break; sleep 0.05; done
+  export XDG_RUNTIME_DIR=$dir
+  WAYLAND_DISPLAY=$(compgen -G "$dir/wayland-[0-9]" | head -1)
+  export WAYLAND_DISPLAY
+  unset DISPLAY
 }
 
 if [[ $what == before ]]; then
@@ -283,4 +313,58 @@ for _ in range(200):
   xclip -o -selection clipboard >/dev/null
   owner=$(pgrep -n -f "$ud" || true)
   [[ -n "$owner" ]] && grep VmHWM "/proc/$owner/status" || echo "owner not found"
+fi
+
+if [[ $what == wayland ]]; then
+  echo; echo "## Wayland clipboard (own headless sway, zwlr data-control; DISPLAY unset, so userdebug uses Wayland)"
+  start_sway
+  echo "WAYLAND_DISPLAY=$WAYLAND_DISPLAY"
+  mkdir -p "$work/wl"
+  export USERDEBUG_HOME=$work/wl
+  "$ud" session import config/sample-session.json -q
+  echo; echo "### copy latency (each returns once the compositor shows its source as the selection)"
+  hyperfine -N --style none --warmup 10 --runs "$runs" --export-json "$work/wlcopy.json" \
+    -n 'wl-copy ID' "wl-copy usr_8f14e45f" \
+    -n 'userdebug copy-id --to clipboard' "$ud copy-id --to clipboard -q"
+  python3 Scripts/bench_table.py "$work/wlcopy.json"
+  echo; echo "### copy latency, interleaved (copy-id --to stdout: the same run without the clipboard)"
+  python3 Scripts/interleave.py "$runs" "wl-copy usr_8f14e45f" "$ud copy-id --to clipboard -q" \
+    "$ud copy-id --to clipboard -q --new-owner" "$ud copy-id --to stdout"
+  echo; echo "### paste latency, interleaved (the selection owned by userdebug)"
+  "$ud" copy-id --to clipboard -q
+  python3 Scripts/interleave.py "$runs" "wl-paste -n" "$ud paste"
+  echo; echo "### stale reads: 100 rounds of copy then wl-paste -n"
+  for tool in userdebug wl-copy; do
+    stale=0
+    for i in $(seq 100); do
+      case $tool in
+        userdebug) printf "round-$i" | "$ud" copy -q ;;
+        wl-copy) wl-copy "round-$i" ;;
+      esac
+      got=$(timeout 5 wl-paste -n 2>/dev/null || true)
+      [[ "$got" == "round-$i" ]] || stale=$((stale + 1))
+    done
+    echo "$tool: $stale stale of 100"
+  done
+  echo; echo "### throughput: wl-paste reading 128 MiB"
+  (set +o pipefail; head -c $((100 * 1024 * 1024)) /dev/urandom | base64 -w 0 | head -c $((128 * 1024 * 1024)) > "$work/big")
+  hyperfine -N --style none --warmup 1 --runs 5 --export-json "$work/wlthroughput.json" \
+    --prepare "sh -c '$ud copy -q < $work/big'" -n 'from userdebug' "sh -c 'wl-paste -n > /dev/null'" \
+    --prepare "sh -c 'wl-copy --type text/plain < $work/big'" -n 'from wl-copy' "sh -c 'wl-paste -n > /dev/null'"
+  python3 Scripts/bench_table.py "$work/wlthroughput.json"
+  echo; echo "### peak memory serving 128 MiB (VmHWM of the background owner, after one full read)"
+  "$ud" copy -q < "$work/big"
+  wl-paste -n > /dev/null
+  owner=$(pgrep -n -f "$ud" || true)
+  [[ -n "$owner" ]] && echo "userdebug owner: $(grep VmHWM "/proc/$owner/status")" || echo "owner not found"
+  wl-copy --type text/plain < "$work/big"
+  wl-paste -n > /dev/null
+  owner=$(pgrep -n -x wl-copy || true)
+  [[ -n "$owner" ]] && echo "wl-copy owner: $(grep VmHWM "/proc/$owner/status")" || echo "wl-copy owner not found"
+  echo; echo "### paste peak memory (max RSS of the reader, 128 MiB vs 5 bytes, into /dev/null)"
+  for size in big small; do
+    if [[ $size == big ]]; then wl-copy --type text/plain < "$work/big"; else wl-copy --type text/plain usr_1; fi
+    echo "$size: userdebug paste $(/usr/bin/time -f '%M KiB' "$ud" paste 2>&1 >/dev/null | tail -1)," \
+      "wl-paste -n $(/usr/bin/time -f '%M KiB' wl-paste -n 2>&1 >/dev/null | tail -1)"
+  done
 fi

@@ -15,7 +15,7 @@ public enum CLI {
         ActionCommands.all + [MenuCommand.spec, RunCommand.spec, RofiCommand.spec] + SessionCommands.all
         + ResponseCommands.all
         + ClipboardCommands.all + ImportCommands.all + ExportCommands.all + CaptureCommand.all
-        + [DaemonCommand.spec]
+        + [DaemonCommand.spec, DoctorCommand.spec]
 
     /// Runs the command line `arguments` (without the program name) and returns the exit status.
     public static func run(_ arguments: [String], environment: [String: String]? = nil) -> Int32 {

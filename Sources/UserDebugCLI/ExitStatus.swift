@@ -13,8 +13,9 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// an action needs (no token), or a menu without actions.
     case noInput = 66
     /// A required program or service is unavailable: no display answers when the clipboard was
-    /// asked for, a program cannot be started (curl, an action's command), or an action's command
-    /// fails.
+    /// asked for (or a forced `--backend wayland` finds no compositor with data-control), a copy
+    /// did not become the selection (or, made through XWayland, did not reach Wayland clients),
+    /// a program cannot be started (curl, an action's command), or an action's command fails.
     case unavailable = 69
     /// A bug: an invariant did not hold.
     case software = 70
@@ -66,6 +67,8 @@ enum ErrorReport {
             return (.config, error.description)
         case let error as ClipboardError:
             return clipboard(error)
+        case let error as ClipboardRouteError:
+            return route(error)
         case let error as MenuError:
             return menu(error)
         case let error as ActionError:

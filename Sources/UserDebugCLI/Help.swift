@@ -17,9 +17,12 @@ enum Help {
         text += """
 
             Global options: --session NAME, --reveal, --quiet, --help.
+            Clipboard backend (--backend auto|wayland|x11, clipboard.backend): Wayland when
+            WAYLAND_DISPLAY answers and offers data-control, else X11 when DISPLAY answers (GNOME,
+            weston: through XWayland), else standard output; 'userdebug doctor' shows which and why.
             Exit status: 0 ok, 1 nothing chosen (menu --dmenu), 64 usage, 65 bad input data,
-            66 nothing found (no session, response or store), 69 clipboard unavailable, 74 I/O error or
-            damaged store, 75 store locked, 77 not permitted (read-only store), 78 bad config.
+            66 nothing found (no session, response or store), 69 clipboard unavailable, 74 I/O error
+            or damaged store, 75 store locked, 77 not permitted (read-only store), 78 bad config.
             Run 'userdebug COMMAND --help' for a command's options and an example.
 
             """

@@ -83,15 +83,23 @@ import Testing
         CompletionCase(words: ["userdebug", "copy-id", "--to=s"], exactly: ["--to=stdout"]),
         CompletionCase(words: ["userdebug", "copy", "--selection", ""], exactly: ["clipboard", "primary"]),
         CompletionCase(words: ["userdebug", "paste", "--selection", ""], exactly: ["clipboard", "primary"]),
+        CompletionCase(words: ["userdebug", "copy-id", "--backend", ""], exactly: ["auto", "wayland", "x11"]),
+        CompletionCase(words: ["userdebug", "doctor", "--"], contains: ["--backend", "--json"], excludes: ["--to"]),
         CompletionCase(words: ["userdebug", "print-response", "--status", ""], exactly: ["2xx", "3xx", "4xx", "5xx"]),
         CompletionCase(
             words: ["userdebug", "response", "list", "--status", ""], exactly: ["2xx", "3xx", "4xx", "5xx"]),
         CompletionCase(
             words: ["userdebug", "copy-id", "--"],
-            exactly: ["--to", "--lifetime", "--hand-off", "--new-owner", "--session", "--reveal", "--quiet", "--help"]),
+            exactly: [
+                "--to", "--lifetime", "--hand-off", "--new-owner", "--backend", "--session", "--reveal", "--quiet",
+                "--help",
+            ]),
         CompletionCase(
             words: ["userdebug", "session", "import", "--"],
-            exactly: ["--name", "--keep-current", "--from-clipboard", "--session", "--reveal", "--quiet", "--help"]),
+            exactly: [
+                "--name", "--keep-current", "--from-clipboard", "--backend", "--session", "--reveal", "--quiet",
+                "--help",
+            ]),
         CompletionCase(
             words: ["userdebug", "print-response", "--"],
             contains: ["--tag", "--path", "--status", "--body", "--headers", "--full", "--json", "--to"],

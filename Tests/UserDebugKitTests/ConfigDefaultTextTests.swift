@@ -20,6 +20,7 @@ let shippedConfigPath: String = {
     #expect(config.retention == RetentionPolicy())
     #expect(config.output == Config.Output())
     #expect(config.clipboard == CopyOptions())
+    #expect(config.clipboardBackend == .auto)
     #expect(
         config.clipboardOwner.handOffAtOnce != nil && config.clipboardOwner.reuseOwner != nil,
         "the file writes out the owner-process keys too")

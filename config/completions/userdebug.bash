@@ -10,14 +10,14 @@
 # One line per command: "words|options besides the global ones|positional argument", where the
 # positional argument is file, session, response, command, or empty for none.
 _userdebug_commands=(
-    'copy-id|--to --lifetime --hand-off --new-owner|'
-    'dump-json|--to --lifetime --hand-off --new-owner|'
-    'print-response|--tag --path --status --body --headers --full --json --to --lifetime --hand-off --new-owner|response'
-    'copy-token|--to --lifetime --hand-off --new-owner|'
+    'copy-id|--to --lifetime --hand-off --new-owner --backend|'
+    'dump-json|--to --lifetime --hand-off --new-owner --backend|'
+    'print-response|--tag --path --status --body --headers --full --json --to --lifetime --hand-off --new-owner --backend|response'
+    'copy-token|--to --lifetime --hand-off --new-owner --backend|'
     'menu|--json --trace --dmenu --launcher|'
     'rofi|--trace|'
-    'run|--to --lifetime --hand-off --new-owner --trace|'
-    'session import|--name --keep-current --from-clipboard|file'
+    'run|--to --lifetime --hand-off --new-owner --backend --trace|'
+    'session import|--name --keep-current --from-clipboard --backend|file'
     'session set|--id --name --token --token-stdin --base-url --environment|'
     'session list|--json|'
     'session show||session'
@@ -26,14 +26,15 @@ _userdebug_commands=(
     'response record|--tag|file'
     'response list|--tag --path --status --limit --all-sessions --json|'
     'response import|--tag|file'
-    'export curl|--tag --path --status --body-file --one-line --to --lifetime --hand-off --new-owner|response'
-    'export har|--tag --path --status --limit --all-sessions --to --lifetime --hand-off --new-owner|response'
-    'export postman-env|--to --lifetime --hand-off --new-owner|'
-    'export postman-collection|--tag --path --status --limit --to --lifetime --hand-off --new-owner|response'
+    'export curl|--tag --path --status --body-file --one-line --to --lifetime --hand-off --new-owner --backend|response'
+    'export har|--tag --path --status --limit --all-sessions --to --lifetime --hand-off --new-owner --backend|response'
+    'export postman-env|--to --lifetime --hand-off --new-owner --backend|'
+    'export postman-collection|--tag --path --status --limit --to --lifetime --hand-off --new-owner --backend|response'
     'capture|--tag|'
-    'copy|--selection --secret --json --lifetime --hand-off --new-owner|'
-    'paste|--selection --target --timeout --raw|'
+    'copy|--selection --secret --json --lifetime --hand-off --new-owner --backend|'
+    'paste|--selection --target --timeout --raw --backend|'
     'daemon|--check --trace|'
+    'doctor|--backend --json|'
     'help||command'
     'version||'
 )
@@ -47,6 +48,7 @@ _userdebug_value_of() {
     case $1 in
         --to) REPLY='auto stdout clipboard primary both' ;;
         --selection) REPLY='clipboard primary' ;;
+        --backend) REPLY='auto wayland x11' ;;
         --status) REPLY='2xx 3xx 4xx 5xx' ;;
         --target) REPLY='UTF8_STRING TARGETS STRING TEXT application/json' ;;
         --session) REPLY=@sessions ;;

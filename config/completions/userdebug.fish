@@ -71,7 +71,7 @@ function __userdebug_sessions
 end
 
 # The options that take a value (so their value is not taken for a positional argument).
-set -g __userdebug_value_options session to lifetime tag path status name id token base-url environment limit selection target timeout
+set -g __userdebug_value_options session to backend lifetime tag path status name id token base-url environment limit selection target timeout
 set -g __userdebug_groups
 
 # Declares option $argv[2] for the command(s) $argv[1].
@@ -100,6 +100,8 @@ function __userdebug_option -a commands option
             complete -c userdebug -n $when -l hand-off -d 'Hand the content to a clipboard manager at once'
         case new-owner
             complete -c userdebug -n $when -l new-owner -d 'Start a new owner process even if one of ours serves the selection'
+        case backend
+            complete -c userdebug -n $when -l backend -x -a 'auto wayland x11' -d 'The clipboard backend'
         case tag
             complete -c userdebug -n $when -l tag -x -d 'A tag (filter, or add when recording)'
         case path
@@ -189,14 +191,14 @@ complete -c userdebug -f
 complete -c userdebug -n __userdebug_needs_command -s h -l help -d 'Show help'
 complete -c userdebug -n __userdebug_needs_command -l version -d 'Print the version'
 
-__userdebug_command copy-id 'Copy the current user identifier' none to lifetime hand-off new-owner
-__userdebug_command dump-json 'Dump the current user as JSON' none to lifetime hand-off new-owner
-__userdebug_command print-response 'Print a recorded backend response' response tag path status body headers full json to lifetime hand-off new-owner
-__userdebug_command copy-token 'Copy the session auth token (a secret)' none to lifetime hand-off new-owner
+__userdebug_command copy-id 'Copy the current user identifier' none to lifetime hand-off new-owner backend
+__userdebug_command dump-json 'Dump the current user as JSON' none to lifetime hand-off new-owner backend
+__userdebug_command print-response 'Print a recorded backend response' response tag path status body headers full json to lifetime hand-off new-owner backend
+__userdebug_command copy-token 'Copy the session auth token (a secret)' none to lifetime hand-off new-owner backend
 __userdebug_command menu 'Show the debug menu (action ids and titles)' none json trace dmenu launcher
 __userdebug_command rofi 'rofi script mode: the menu in rofi' none trace
-__userdebug_command run 'Run a debug action by id' none to lifetime hand-off new-owner trace
-__userdebug_command 'session import' 'Record a session from a JSON document' file name keep-current from-clipboard
+__userdebug_command run 'Run a debug action by id' none to lifetime hand-off new-owner backend trace
+__userdebug_command 'session import' 'Record a session from a JSON document' file name keep-current from-clipboard backend
 __userdebug_command 'session set' 'Create or update a session from flags' none id name token token-stdin base-url environment
 __userdebug_command 'session list' 'List the sessions' none json
 __userdebug_command 'session show' 'Show one session as JSON' session
@@ -205,13 +207,14 @@ __userdebug_command 'session remove' 'Remove a session and its responses' sessio
 __userdebug_command 'response record' 'Record backend responses from a JSON document' file tag
 __userdebug_command 'response list' 'List recorded responses, newest first' none tag path status limit all-sessions json
 __userdebug_command 'response import' 'Import a HAR 1.2 file, all entries or none' file tag
-__userdebug_command 'export curl' 'A recorded request as a shell-safe curl command' response tag path status body-file one-line to lifetime hand-off new-owner
-__userdebug_command 'export har' 'Recorded responses as a HAR 1.2 file' response tag path status limit all-sessions to lifetime hand-off new-owner
-__userdebug_command 'export postman-env' 'The session as a Postman environment' none to lifetime hand-off new-owner
-__userdebug_command 'export postman-collection' 'Recorded requests as a Postman collection v2.1' response tag path status limit to lifetime hand-off new-owner
+__userdebug_command 'export curl' 'A recorded request as a shell-safe curl command' response tag path status body-file one-line to lifetime hand-off new-owner backend
+__userdebug_command 'export har' 'Recorded responses as a HAR 1.2 file' response tag path status limit all-sessions to lifetime hand-off new-owner backend
+__userdebug_command 'export postman-env' 'The session as a Postman environment' none to lifetime hand-off new-owner backend
+__userdebug_command 'export postman-collection' 'Recorded requests as a Postman collection v2.1' response tag path status limit to lifetime hand-off new-owner backend
 __userdebug_command capture 'Run curl and record what it sends and receives' none tag
-__userdebug_command copy 'Put standard input on the clipboard' none selection secret json lifetime hand-off new-owner
-__userdebug_command paste 'Print the clipboard content' none selection target timeout raw
+__userdebug_command copy 'Put standard input on the clipboard' none selection secret json lifetime hand-off new-owner backend
+__userdebug_command paste 'Print the clipboard content' none selection target timeout raw backend
 __userdebug_command daemon 'Grab the config hotkeys and run their actions' none check trace
+__userdebug_command doctor 'Show which clipboard backend a copy would use and why' none backend json
 __userdebug_command help 'Show help for a command' command
 __userdebug_command version 'Print the version' none

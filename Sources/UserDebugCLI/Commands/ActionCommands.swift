@@ -7,6 +7,7 @@ enum ActionCommands {
 
     static let outputOptions: [OptionSpec] = [
         OutputTarget.option, OutputTarget.lifetimeOption, OutputTarget.handOffOption, OutputTarget.newOwnerOption,
+        OutputTarget.backendOption,
     ]
 
     static let copyID = CommandSpec(

@@ -19,7 +19,7 @@ enum ClipboardCommands {
         path: ["copy"],
         summary: "Put standard input on the clipboard (binary-safe), served in the background.",
         usage:
-            "copy [--selection clipboard|primary] [--secret] [--json] [--lifetime SECONDS] [--hand-off] [--new-owner]",
+            "copy [--selection clipboard|primary] [--secret] [--json] [--lifetime SECONDS] [--hand-off] [--new-owner] [--backend auto|wayland|x11]",
         discussion: """
             Returns as soon as the selection is owned and confirmed; a background owner serves it
             until another client takes it. --secret marks it for clipboard managers and clears it
@@ -27,6 +27,7 @@ enum ClipboardCommands {
             """,
         options: [
             selectionOption, OutputTarget.lifetimeOption, OutputTarget.handOffOption, OutputTarget.newOwnerOption,
+            OutputTarget.backendOption,
             .flag("secret", "Mark as a secret (not recorded by clipboard managers; cleared after a timeout)."),
             .flag("json", "Also offer the content as application/json."),
         ],
@@ -43,7 +44,8 @@ enum ClipboardCommands {
     static let paste = CommandSpec(
         path: ["paste"],
         summary: "Print the clipboard's content (binary-safe, with a timeout).",
-        usage: "paste [--selection clipboard|primary] [--target TARGET] [--timeout SECONDS] [--raw]",
+        usage:
+            "paste [--selection clipboard|primary] [--target TARGET] [--timeout SECONDS] [--raw] [--backend auto|wayland|x11]",
         discussion: """
             The content is whatever another program offers: on a terminal, control characters
             (escape sequences, C1 controls, BiDi overrides) are shown as visible escapes; a pipe or
@@ -54,6 +56,7 @@ enum ClipboardCommands {
             .value("target", "TARGET", "The target to ask for (default UTF8_STRING)."),
             .value("timeout", "SECONDS", "Give up after this long (default 5)."),
             .flag("raw", "Write the bytes exactly even on a terminal, control characters included."),
+            OutputTarget.backendOption,
         ],
         maxPositionals: 0
     ) { invocation in
@@ -61,9 +64,16 @@ enum ClipboardCommands {
         guard let timeout = Double(timeoutText), timeout.isFinite, timeout > 0 else {
             throw CommandError(.usage, "--timeout needs a positive number of seconds, got '\(timeoutText)'")
         }
-        let bytes = try invocation.clipboard().paste(
-            selection: try selection(invocation), target: invocation.arguments.value("target") ?? "UTF8_STRING",
-            timeout: timeout)
+        let clipboard = try invocation.clipboard()
+        let name = try selection(invocation)
+        let target = invocation.arguments.value("target") ?? "UTF8_STRING"
+        // Streamed where the backend can: a large selection is never held in memory.
+        if invocation.stdoutKind != .terminal,
+            try clipboard.paste(selection: name, target: target, timeout: timeout, to: 1)
+        {
+            return
+        }
+        let bytes = try clipboard.paste(selection: name, target: target, timeout: timeout)
         // Another program's bytes must not drive the terminal (OSC 52 writes the clipboard, CSI
         // rewrites the screen): shown escaped there, like every other command's output.
         if invocation.stdoutKind == .terminal && !invocation.arguments.has("raw") {

@@ -20,6 +20,7 @@ enum SessionCommands {
             .value("name", "NAME", "Name the session (overrides the document's name)."),
             .flag("keep-current", "Do not make the imported session the current one."),
             .flag("from-clipboard", "Read the document from the CLIPBOARD instead of a file."),
+            OutputTarget.backendOption,
         ],
         maxPositionals: 1
     ) { invocation in
@@ -214,7 +215,7 @@ enum SessionCommands {
         if let path = invocation.arguments.positionals.first {
             throw CommandError(.usage, "give a FILE or --from-clipboard, not both (got '\(path)')")
         }
-        let clipboard = invocation.clipboard()
+        let clipboard = try invocation.clipboard()
         let bytes = try clipboard.paste(selection: .clipboard, target: "UTF8_STRING", timeout: 5)
         guard bytes.count <= InputReader.defaultLimit else {
             throw CommandError(

@@ -33,6 +33,7 @@ final class Invocation: @unchecked Sendable {
     /// Whether the process exits right after this command (the CLI); the daemon, which runs
     /// many actions, sets it false so copies fork a detached owner it never has to wait for.
     var exitsSoon = true
+    private var chosenBackend: BackendChoice?
 
     /// `environment` nil: the process's own, read variable by variable as needed (building a
     /// dictionary of the whole environment costs a hotkey run more than the rest of its start).
@@ -55,11 +56,36 @@ final class Invocation: @unchecked Sendable {
         return getenv(name).map { String(cString: $0) }
     }
 
-    /// The clipboard on `$DISPLAY`, serving copies by `policy` (which matters only to copies; a
-    /// paste needs only the default).
-    func clipboard(policy: X11Clipboard.OwnerPolicy = X11Clipboard.OwnerPolicy(callerExitsSoon: true)) -> any Clipboard
+    /// The clipboard the backend rule chooses (`BackendChoice`), the X11 one serving copies by
+    /// `policy` (which matters only to copies; a paste needs only the default).
+    /// - Throws: a bad `--backend` (exit 64) or config file (exit 78).
+    func clipboard(policy: X11Clipboard.OwnerPolicy = X11Clipboard.OwnerPolicy(callerExitsSoon: true)) throws
+        -> ClipboardRoute
     {
-        X11Clipboard(display: variable("DISPLAY"), policy: policy)
+        ClipboardRoute(
+            choice: try backendChoice(), x11: X11Clipboard(display: variable("DISPLAY"), policy: policy),
+            wayland: waylandEndpoint)
+    }
+
+    /// Where the Wayland backend would connect: `WAYLAND_DISPLAY` in `XDG_RUNTIME_DIR`.
+    var waylandEndpoint: WaylandEndpoint {
+        WaylandEndpoint(
+            display: variable("WAYLAND_DISPLAY").flatMap { $0.isEmpty ? nil : $0 },
+            runtimeDir: variable("XDG_RUNTIME_DIR"))
+    }
+
+    /// The backend rule applied once per command (a copy to both selections asks once). Under
+    /// plain X11 (no `WAYLAND_DISPLAY`) it reads the environment and nothing else.
+    func backendChoice() throws -> BackendChoice {
+        if let chosenBackend { return chosenBackend }
+        let (preference, source) = try BackendChoice.preference(self)
+        let endpoint = waylandEndpoint
+        let timeout = try config().clipboard.connectTimeout
+        let choice = BackendChoice.choose(preference, from: source, waylandDisplay: endpoint.display) {
+            endpoint.probe(timeout: timeout)
+        }
+        chosenBackend = choice
+        return choice
     }
 
     /// The whole environment, for commands that hand it on (config actions, the backend fetch).

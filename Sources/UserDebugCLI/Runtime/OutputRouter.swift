@@ -12,6 +12,9 @@ extension OutputTarget {
         "Hand the content to a running clipboard manager at once and stop serving (keep serving without one).")
     static let newOwnerOption = OptionSpec.flag(
         "new-owner", "Start a new owner process even if one of ours already serves the selection.")
+    /// `--backend`, accepted by every command that uses the clipboard (`BackendChoice`).
+    static let backendOption = OptionSpec.value(
+        "backend", "BACKEND", "The clipboard backend: auto, wayland or x11 (default auto: see 'userdebug doctor').")
 }
 
 /// Sends payloads to the target chosen by `--to`, the config and the kind of stdout.
@@ -26,6 +29,7 @@ struct OutputRouter {
     @discardableResult
     func deliver(_ payload: Payload) throws -> [String] {
         let target = selectionsOnly ? .auto : try chosenTarget()
+        _ = try BackendChoice.option(invocation.arguments)
         let stdout = StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal)
         switch target {
         case .stdout:
@@ -47,8 +51,8 @@ struct OutputRouter {
             }
             do {
                 return try invocation.config().output.selection.names.map { try copy(payload, to: $0) }
-            } catch ClipboardError.noDisplay(let reason) {
-                invocation.diagnostics.notice("no clipboard (\(reason)); writing to standard output")
+            } catch let error as ClipboardRouteError where error.meansNoClipboard {
+                invocation.diagnostics.notice(error.fallbackNotice)
                 try stdout.write(payload)
                 return []
             }

@@ -103,7 +103,7 @@ extension Config {
     {
         let keys = [
             "secretClearSeconds", "lifetimeSeconds", "transferTimeoutSeconds", "connectTimeoutSeconds", "handOffAtOnce",
-            "reuseOwner",
+            "reuseOwner", "backend",
         ]
         let object = try reader.members(value, at: "clipboard", known: keys)
         if let value = object["secretClearSeconds"] {
@@ -129,6 +129,10 @@ extension Config {
         }
         if let value = object["reuseOwner"] {
             config.clipboardOwner.reuseOwner = try reader.flag(value, at: "clipboard.reuseOwner")
+        }
+        if let value = object["backend"] {
+            config.clipboardBackend = try reader.choice(
+                value, at: "clipboard.backend", as: ClipboardBackendPreference.self)
         }
     }
 

@@ -68,6 +68,8 @@ public struct Config: Sendable, Equatable {
     public var clipboard: CopyOptions
     /// The owner-process choices of the `clipboard` section, for the backend to apply.
     public var clipboardOwner: ClipboardOwner
+    /// `clipboard.backend`: which clipboard backend copies and pastes use (`auto` by default).
+    public var clipboardBackend: ClipboardBackendPreference = .auto
     /// Actions defined in the config file, in menu order.
     public var actions: [ConfigAction]
     /// The `backend` section: what the "From the backend" menu section asks; off while its

@@ -1,0 +1,126 @@
+/*
+ * Connecting: the socket named by WAYLAND_DISPLAY (under XDG_RUNTIME_DIR unless absolute), then
+ * the registry's globals in one get_registry + sync round trip, all bounded by one deadline.
+ */
+#define _GNU_SOURCE
+#include "cwl_internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static cwl_status socket_address(const char *display, const char *runtime_dir, struct sockaddr_un *addr,
+                                 cwl_error *err) {
+    if (display == NULL || *display == '\0') display = getenv("WAYLAND_DISPLAY");
+    if (display == NULL || *display == '\0') return cwl_fail(err, CWL_NO_DISPLAY, 0, "WAYLAND_DISPLAY is not set");
+    memset(addr, 0, sizeof *addr);
+    addr->sun_family = AF_UNIX;
+    int n;
+    if (display[0] == '/') {
+        n = snprintf(addr->sun_path, sizeof addr->sun_path, "%s", display);
+    } else {
+        if (runtime_dir == NULL || *runtime_dir == '\0') runtime_dir = getenv("XDG_RUNTIME_DIR");
+        if (runtime_dir == NULL || *runtime_dir == '\0')
+            return cwl_fail(err, CWL_NO_DISPLAY, 0, "XDG_RUNTIME_DIR is not set (WAYLAND_DISPLAY %.64s is relative)",
+                            display);
+        n = snprintf(addr->sun_path, sizeof addr->sun_path, "%s/%s", runtime_dir, display);
+    }
+    if (n < 0 || (size_t)n >= sizeof addr->sun_path)
+        return cwl_fail(err, CWL_NO_DISPLAY, ENAMETOOLONG, "the Wayland socket path is too long");
+    return CWL_OK;
+}
+
+static cwl_status connect_socket(cwl_conn *c, const struct sockaddr_un *addr, double deadline, cwl_error *err) {
+    c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (c->fd < 0) return cwl_fail(err, CWL_FAILED, errno, "socket: %s", strerror(errno));
+    if (connect(c->fd, (const struct sockaddr *)addr, sizeof *addr) == 0) return CWL_OK;
+    int saved = errno;
+    if (saved == EAGAIN || saved == EINPROGRESS) {
+        /* The listen queue is full: wait for room until the deadline. */
+        struct pollfd p = {.fd = c->fd, .events = POLLOUT};
+        int ready = poll(&p, 1, cwl_poll_ms(deadline - cwl_now()));
+        int so_error = 0;
+        socklen_t len = sizeof so_error;
+        if (ready > 0 && getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &so_error, &len) == 0 && so_error == 0)
+            return CWL_OK;
+        saved = ready == 0 ? ETIMEDOUT : (so_error != 0 ? so_error : errno);
+    }
+    return cwl_fail(err, CWL_NO_DISPLAY, saved, "Wayland socket %.160s: %s", addr->sun_path, strerror(saved));
+}
+
+static cwl_status on_global(void *ctx, cwl_conn *c, cwl_msg *m, cwl_error *err) {
+    (void)ctx;
+    (void)err;
+    if (m->object != c->registry || m->opcode != CWL_REGISTRY_EV_GLOBAL) return CWL_OK;
+    uint32_t name = cwl_arg_uint(m);
+    const char *interface = cwl_arg_string(m);
+    uint32_t version = cwl_arg_uint(m);
+    if (m->bad || interface == NULL) return CWL_OK;
+    if (strcmp(interface, CWL_IFACE_SEAT) == 0 && c->seat_name == 0) {
+        c->seat_name = name;
+        c->seat_version = version;
+    } else if (strcmp(interface, CWL_IFACE_EXT_MANAGER) == 0) {
+        c->ext_name = name;
+        c->ext_version = version;
+    } else if (strcmp(interface, CWL_IFACE_WLR_MANAGER) == 0) {
+        c->wlr_name = name;
+        c->wlr_version = version;
+    }
+    return CWL_OK;
+}
+
+cwl_status cwl_open(cwl_conn *c, const char *display, const char *runtime_dir, double deadline, cwl_error *err) {
+    memset(c, 0, sizeof *c);
+    c->fd = -1;
+    c->next_id = 2;
+    struct sockaddr_un addr;
+    cwl_status st = socket_address(display, runtime_dir, &addr, err);
+    if (st == CWL_OK) st = connect_socket(c, &addr, deadline, err);
+    if (st == CWL_OK) {
+        c->registry = cwl_new_id(c);
+        st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_GET_REGISTRY, "u", c->registry);
+    }
+    if (st == CWL_OK) st = cwl_roundtrip(c, deadline, on_global, NULL, err);
+    if (st == CWL_TIMED_OUT) {
+        /* Connected but silent: to a caller that is the same as no compositor. */
+        st = cwl_fail(err, CWL_NO_DISPLAY, ETIMEDOUT, "the Wayland compositor at %.160s did not answer in time",
+                      addr.sun_path);
+    }
+    if (st != CWL_OK) cwl_close(c);
+    return st;
+}
+
+void cwl_close(cwl_conn *c) {
+    if (c->fd >= 0) close(c->fd);
+    c->fd = -1;
+    for (size_t i = 0; i < c->in_fd_count; i++) close(c->in_fds[i]);
+    c->in_fd_count = 0;
+}
+
+cwl_status cwl_probe(const char *display, const char *runtime_dir, double timeout, cwl_probe_result *out,
+                     cwl_error *err) {
+    cwl_conn *c = malloc(sizeof *c);
+    if (c == NULL) return cwl_fail(err, CWL_FAILED, errno, "malloc: %s", strerror(errno));
+    cwl_status st = cwl_open(c, display, runtime_dir, cwl_now() + timeout, err);
+    if (st == CWL_OK) {
+        memset(out, 0, sizeof *out);
+        out->has_seat = c->seat_name != 0;
+        if (c->ext_name != 0) {
+            out->protocol = CWL_PROTOCOL_EXT;
+            out->version = c->ext_version;
+            out->has_primary = 1;
+        } else if (c->wlr_name != 0) {
+            out->protocol = CWL_PROTOCOL_WLR;
+            out->version = c->wlr_version;
+            out->has_primary = c->wlr_version >= CWL_WLR_PRIMARY_SINCE;
+        }
+        cwl_close(c);
+    }
+    free(c);
+    return st;
+}

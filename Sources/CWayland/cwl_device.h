@@ -1,0 +1,53 @@
+#ifndef USERDEBUG_CWL_DEVICE_H
+#define USERDEBUG_CWL_DEVICE_H
+/*
+ * A data-control device on the first seat, shared by the owner and the reader: binding the
+ * manager (ext where offered, else wlr), the device, and the offers the compositor announces
+ * on it (their types, and which one is the current selection).
+ */
+#include "cwl_internal.h"
+
+/* Offers remembered at once; the compositor announces at most one per selection at a time. */
+#define CWL_MAX_OFFERS 8
+
+typedef struct cwl_offer {
+    uint32_t id;
+    int marked;      /* it offered the session's marker type: it is our own source */
+    char *types;     /* with keep_types: every type offered, each followed by '\n' (malloc'd) */
+    size_t types_len;
+} cwl_offer;
+
+typedef struct cwl_session {
+    cwl_conn conn;
+    cwl_selection selection;
+    int is_ext;
+    uint32_t seat, manager, device;
+    const char *marker;  /* NULL, or the type that marks our own source's offer */
+    int keep_types;      /* remember each offer's types (the reader) */
+    int drop_offers;     /* destroy each offer as soon as it is announced (the serving owner) */
+    cwl_offer offers[CWL_MAX_OFFERS];
+    uint32_t current;    /* the offer of the selection, 0 when empty */
+    int finished;        /* the device went away (its seat was removed) */
+} cwl_session;
+
+/*
+ * Connect, bind the seat and the manager, and create the device (not waiting for its events):
+ * CWL_UNSUPPORTED when the compositor offers no data-control, no seat, or (for CWL_PRIMARY) no
+ * primary selection through it. On failure the connection is closed.
+ */
+cwl_status cwl_session_open(cwl_session *s, const char *display, const char *runtime_dir, cwl_selection selection,
+                            double deadline, cwl_error *err);
+
+/* Close the connection and free the remembered types. */
+void cwl_session_close(cwl_session *s);
+
+/* Handle an event of the device or of an offer: 1 when it was one, 0 when it is another object's. */
+int cwl_session_event(cwl_session *s, cwl_msg *m, cwl_error *err);
+
+/* Destroy and forget every remembered offer. */
+void cwl_session_forget_offers(cwl_session *s);
+
+/* The remembered offer with `id`, or NULL. */
+cwl_offer *cwl_session_offer(cwl_session *s, uint32_t id);
+
+#endif

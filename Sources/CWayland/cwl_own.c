@@ -1,0 +1,115 @@
+/*
+ * Taking the selection in the caller: a data source with our types, set as the selection,
+ * confirmed by the device showing our marked offer as the current one; then the fork (see
+ * cwl_own in cwl.h).
+ */
+#define _GNU_SOURCE
+#include "cwl_owner.h"
+#include "cwl_resident.h"
+#include "ud_owner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const text_types[] = {"text/plain;charset=utf-8", "text/plain", "UTF8_STRING", "TEXT", "STRING"};
+
+#define CWL_HINT_TYPE "x-kde-passwordManagerHint"
+
+static cwl_status offer_types(cwl_owner *w, cwl_error *err) {
+    cwl_conn *c = &w->s.conn;
+    cwl_status st = CWL_OK;
+    if (w->o.offer_text)
+        for (size_t i = 0; i < sizeof text_types / sizeof *text_types && st == CWL_OK; i++)
+            st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", text_types[i]);
+    if (st == CWL_OK && w->o.kind == CWL_KIND_JSON)
+        st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", "application/json");
+    if (st == CWL_OK && w->o.kind == CWL_KIND_BINARY)
+        st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", "application/octet-stream");
+    if (st == CWL_OK && w->o.is_secret) st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", CWL_HINT_TYPE);
+    if (st == CWL_OK) st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", w->marker);
+    return st;
+}
+
+void cwl_owner_mark(cwl_owner *w) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    snprintf(w->marker, sizeof w->marker, "application/x-userdebug-owner;pid=%ld;t=%lld.%09ld", (long)getpid(),
+             (long long)ts.tv_sec, ts.tv_nsec);
+    w->s.marker = w->marker;
+}
+
+cwl_status cwl_owner_take(cwl_owner *w, double deadline, cwl_error *err) {
+    cwl_conn *c = &w->s.conn;
+    w->source = cwl_new_id(c);
+    cwl_status st = cwl_request(c, err, w->s.manager, CWL_MANAGER_CREATE_DATA_SOURCE, "u", w->source);
+    if (st == CWL_OK) st = offer_types(w, err);
+    uint32_t set = w->o.selection == CWL_PRIMARY ? CWL_DEVICE_SET_PRIMARY_SELECTION : CWL_DEVICE_SET_SELECTION;
+    if (st == CWL_OK) st = cwl_request(c, err, w->s.device, set, "u", w->source);
+    if (st == CWL_OK) st = cwl_roundtrip(c, deadline, cwl_owner_event, w, err);
+    if (st == CWL_OK) st = cwl_flush(c, deadline, err); /* offers destroyed while handling events */
+    if (st == CWL_TIMED_OUT)
+        return cwl_fail(err, CWL_NOT_OWNER, ETIMEDOUT, "the compositor did not confirm the selection in time");
+    if (st != CWL_OK) return st;
+    if (w->cancelled)
+        return cwl_fail(err, CWL_NOT_OWNER, 0, "the compositor cancelled our source at once (replaced or refused)");
+    if (w->s.finished) return cwl_fail(err, CWL_NOT_OWNER, 0, "the data-control device went away (seat removed)");
+    cwl_offer *current = cwl_session_offer(&w->s, w->s.current);
+    if (current == NULL || !current->marked)
+        return cwl_fail(err, CWL_NOT_OWNER, 0, "the compositor shows another %s than ours",
+                        w->o.selection == CWL_PRIMARY ? "primary selection" : "selection");
+    return CWL_OK;
+}
+
+static cwl_status fork_server(cwl_owner *w, pid_t *owner_pid, cwl_error *err) {
+    int err_no = 0;
+    pid_t pid = 0;
+    ud_owner_status fs = ud_owner_fork(w->o.single_fork ? UD_OWNER_FORK_ONCE : UD_OWNER_FORK_TWICE, &pid, &err_no);
+    if (fs == UD_OWNER_IN_SERVER) {
+        int keep[CWL_MAX_TRANSFERS + 1];
+        size_t n = 0;
+        keep[n++] = w->s.conn.fd;
+        for (size_t i = 0; i < w->transfer_count; i++) keep[n++] = w->transfers[i].fd;
+        int signal_fd = -1;
+        (void)ud_owner_detach(keep, n, &signal_fd, &err_no);
+        cwl_owner_serve(w, signal_fd);
+    }
+    if (fs != UD_OWNER_OK) return cwl_fail(err, CWL_FAILED, err_no, "fork of the owner process: %s", strerror(err_no));
+    *owner_pid = pid;
+    return CWL_OK;
+}
+
+cwl_status cwl_own(const cwl_own_options *options, const uint8_t *bytes, size_t len, pid_t *owner_pid,
+                   cwl_error *err) {
+    if (options->reuse_owner && !options->new_owner && cwl_resident_hand(options, bytes, len, owner_pid) == CWL_OK)
+        return CWL_OK;
+    cwl_owner *w = calloc(1, sizeof *w);
+    cwl_buffer *content = calloc(1, sizeof *content);
+    if (w == NULL || content == NULL) {
+        free(w);
+        free(content);
+        return cwl_fail(err, CWL_FAILED, ENOMEM, "malloc: %s", strerror(ENOMEM));
+    }
+    *content = (cwl_buffer){.data = bytes, .len = len};
+    w->o = *options;
+    w->content = content;
+    w->listener = -1;
+    cwl_owner_mark(w);
+    double deadline = cwl_now() + options->connect_timeout;
+    cwl_status st = cwl_session_open(&w->s, options->display, options->runtime_dir, options->selection, deadline, err);
+    if (st == CWL_OK) {
+        st = cwl_owner_take(w, deadline, err);
+        if (st == CWL_OK) st = fork_server(w, owner_pid, err);
+        cwl_owner_drop_transfers(w);
+        cwl_session_close(&w->s);
+    }
+    free(content);
+    free(w);
+    return st;
+}
+
+void cwl_free(void *buffer) { free(buffer); }

@@ -1,0 +1,132 @@
+/*
+ * The Wayland wire format: requests queued into one buffer and sent with their descriptors as
+ * SCM_RIGHTS, events read into another and handed out one at a time (see cwl_protocol.h).
+ */
+#define _GNU_SOURCE
+#include "cwl_internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+double cwl_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+cwl_status cwl_fail(cwl_error *err, cwl_status status, int errno_value, const char *fmt, ...) {
+    if (err != NULL) {
+        err->status = status;
+        err->sys_errno = errno_value;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+uint32_t cwl_new_id(cwl_conn *c) { return c->next_id++; }
+
+static size_t padded(size_t n) { return (n + 3) & ~(size_t)3; }
+
+static void put_word(uint8_t *at, uint32_t word) { memcpy(at, &word, 4); }
+
+/* Bytes a request of signature `sig` takes, or 0 when it cannot fit a message. */
+static size_t request_size(const char *sig, va_list ap) {
+    size_t size = 8;
+    for (const char *s = sig; *s != '\0'; s++) {
+        if (*s == 'u') {
+            (void)va_arg(ap, uint32_t);
+            size += 4;
+        } else if (*s == 's') {
+            const char *text = va_arg(ap, const char *);
+            size += 4 + (text != NULL ? padded(strlen(text) + 1) : 0);
+        } else {
+            (void)va_arg(ap, int);
+        }
+    }
+    return size <= 4096 ? size : 0;
+}
+
+static void encode_args(cwl_conn *c, uint8_t *at, const char *sig, va_list ap) {
+    for (const char *s = sig; *s != '\0'; s++) {
+        if (*s == 'u') {
+            put_word(at, va_arg(ap, uint32_t));
+            at += 4;
+        } else if (*s == 's') {
+            const char *text = va_arg(ap, const char *);
+            size_t n = text != NULL ? strlen(text) + 1 : 0;
+            put_word(at, (uint32_t)n);
+            memset(at + 4, 0, padded(n));
+            if (n > 0) memcpy(at + 4, text, n);
+            at += 4 + padded(n);
+        } else {
+            c->out_fds[c->out_fd_count++] = va_arg(ap, int);
+        }
+    }
+}
+
+cwl_status cwl_request(cwl_conn *c, cwl_error *err, uint32_t object, uint32_t opcode, const char *sig, ...) {
+    va_list ap;
+    va_start(ap, sig);
+    size_t size = request_size(sig, ap);
+    va_end(ap);
+    if (size == 0) return cwl_fail(err, CWL_FAILED, 0, "request %u to object %u is too long", opcode, object);
+    size_t fds = strchr(sig, 'h') != NULL ? 1 : 0;
+    if (c->out_len + size > sizeof c->out || c->out_fd_count + fds > CWL_MAX_FDS) {
+        cwl_status st = cwl_flush(c, cwl_now() + 1, err);
+        if (st != CWL_OK) return st;
+    }
+    uint8_t *at = c->out + c->out_len;
+    put_word(at, object);
+    put_word(at + 4, (uint32_t)size << 16 | opcode);
+    va_start(ap, sig);
+    encode_args(c, at + 8, sig, ap);
+    va_end(ap);
+    c->out_len += size;
+    return CWL_OK;
+}
+
+static ssize_t send_some(cwl_conn *c) {
+    struct iovec iov = {.iov_base = c->out, .iov_len = c->out_len};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    char control[CMSG_SPACE(sizeof(int) * CWL_MAX_FDS)];
+    if (c->out_fd_count > 0) {
+        memset(control, 0, sizeof control);
+        msg.msg_control = control;
+        msg.msg_controllen = CMSG_SPACE(sizeof(int) * c->out_fd_count);
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int) * c->out_fd_count);
+        memcpy(CMSG_DATA(cm), c->out_fds, sizeof(int) * c->out_fd_count);
+    }
+    return sendmsg(c->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+cwl_status cwl_flush(cwl_conn *c, double deadline, cwl_error *err) {
+    while (c->out_len > 0) {
+        ssize_t n = send_some(c);
+        if (n > 0) {
+            c->out_fd_count = 0; /* the descriptors went with the first byte */
+            memmove(c->out, c->out + n, c->out_len - (size_t)n);
+            c->out_len -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno != EAGAIN)
+            return cwl_fail(err, CWL_FAILED, errno, "sending to the compositor: %s", strerror(errno));
+        struct pollfd p = {.fd = c->fd, .events = POLLOUT};
+        double left = deadline - cwl_now();
+        if (left <= 0) return cwl_fail(err, CWL_TIMED_OUT, 0, "the compositor did not read our requests in time");
+        if (poll(&p, 1, cwl_poll_ms(left)) < 0 && errno != EINTR)
+            return cwl_fail(err, CWL_FAILED, errno, "poll: %s", strerror(errno));
+    }
+    return CWL_OK;
+}

@@ -1,0 +1,157 @@
+import UserDebugKit
+import X11Clipboard
+
+/// `userdebug doctor`: which clipboard backend a copy would use and why — each probe the rule
+/// asks, its answer, and the rule's verdict — as text, or as JSON for scripts.
+enum DoctorCommand {
+    static let spec = CommandSpec(
+        path: ["doctor"],
+        summary: "Show which clipboard backend a copy would use and why (--json for scripts).",
+        usage: "doctor [--backend auto|wayland|x11] [--json]",
+        discussion: """
+            Asks the compositor on WAYLAND_DISPLAY (does it answer, which data-control protocol
+            and version it offers) and the X server on DISPLAY (does it answer, does CLIPBOARD
+            have an owner), then applies the rule every command applies: a Wayland compositor
+            with data-control, else the X display (XWayland under GNOME and weston), else
+            standard output. --backend and clipboard.backend force one. Exits 0 whatever it
+            finds (78 for a bad config file). Example: userdebug doctor --json | jq -r .backend
+            """,
+        options: [OutputTarget.backendOption, .flag("json", "The findings as one JSON document.")],
+        maxPositionals: 0
+    ) { invocation in
+        let report = try DoctorReport.gather(invocation)
+        let payload =
+            invocation.arguments.has("json")
+            ? Payload(text: JSONWriter(indent: 2).string(report.json), kind: .json) : Payload(text: report.text)
+        try StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal).write(payload)
+    }
+}
+
+/// What asking `DISPLAY` found.
+enum X11Finding: Sendable, Equatable {
+    /// `DISPLAY` is unset or empty.
+    case notSet
+    /// No X server answered in time.
+    case notAnswering(String)
+    /// The X server answered; whether CLIPBOARD has an owner (nil: the owner did not answer).
+    case answers(clipboardOwned: Bool?)
+
+    /// Asks `display` within `timeout` seconds: a read of CLIPBOARD's TARGETS, which connects,
+    /// completes the X setup and finds the owner, through the X11 backend's public reader.
+    static func probe(_ display: String?, timeout: Double) -> X11Finding {
+        guard let display, !display.isEmpty else { return .notSet }
+        let reader = X11Clipboard(display: display, policy: X11Clipboard.OwnerPolicy(callerExitsSoon: true))
+        do throws(ClipboardError) {
+            _ = try reader.paste(selection: .clipboard, target: "TARGETS", timeout: timeout)
+            return .answers(clipboardOwned: true)
+        } catch .noDisplay(let reason) {
+            return .notAnswering(reason)
+        } catch .noContent {
+            return .answers(clipboardOwned: false)
+        } catch {
+            return .answers(clipboardOwned: nil)
+        }
+    }
+
+    /// The finding in words, after `DISPLAY=NAME`.
+    var description: String {
+        switch self {
+        case .notSet: "not set"
+        case .notAnswering(let reason): "does not answer (\(reason))"
+        case .answers(true): "answers; CLIPBOARD has an owner"
+        case .answers(false): "answers; CLIPBOARD has no owner"
+        case .answers(nil): "answers; the CLIPBOARD owner did not answer in time"
+        }
+    }
+}
+
+/// Everything `doctor` found and concluded.
+struct DoctorReport {
+    var preference: ClipboardBackendPreference
+    var source: BackendChoice.Source
+    var waylandDisplay: String?
+    var wayland: WaylandFinding
+    var display: String?
+    var x11: X11Finding
+    var choice: BackendChoice
+    var configFile: String
+
+    /// Asks both display servers (whatever the rule would skip) and applies the rule to the answers.
+    static func gather(_ invocation: Invocation) throws -> DoctorReport {
+        let (preference, source) = try BackendChoice.preference(invocation)
+        let timeout = try invocation.config().clipboard.connectTimeout
+        let endpoint = invocation.waylandEndpoint
+        let wayland = endpoint.probe(timeout: timeout)
+        let display = invocation.variable("DISPLAY").flatMap { $0.isEmpty ? nil : $0 }
+        let choice = BackendChoice.choose(preference, from: source, waylandDisplay: endpoint.display) { wayland }
+        return DoctorReport(
+            preference: preference, source: source, waylandDisplay: endpoint.display, wayland: wayland,
+            display: display, x11: X11Finding.probe(display, timeout: timeout), choice: choice,
+            configFile: invocation.paths.configFile)
+    }
+
+    /// What a copy does: `wayland`, `x11`, or `stdout` (no clipboard: `--to auto` falls back to
+    /// standard output, `--to clipboard` exits 69).
+    var verdict: String {
+        switch choice.route {
+        case .wayland: "wayland"
+        case .x11: if case .answers = x11 { "x11" } else { "stdout" }
+        case .unavailable: "stdout"
+        }
+    }
+
+    /// The verdict's reason, with the X display's answer when X11 decides it, and the limit of
+    /// the XWayland route where it applies.
+    var reason: String {
+        var text = choice.reason
+        if choice.route == .x11 {
+            text += display.map { "; DISPLAY=\($0) \(x11.description)" } ?? "; DISPLAY is not set"
+        }
+        if verdict == "stdout" { text += "; --to auto writes to standard output, --to clipboard exits 69" }
+        if choice.route == .x11, case .dataControl = wayland {
+            text +=
+                "; each X11 copy is read back through data-control and fails unless Wayland clients see it"
+                + " (sway takes X11 copies only while an X11 window has focus)"
+        }
+        return text
+    }
+
+    var text: String {
+        """
+        backend: \(verdict)
+        reason: \(reason)
+        preference: \(preference.rawValue) (\(source.rawValue))
+        WAYLAND_DISPLAY: \(waylandDisplay.map { "\($0) — " } ?? "")\(wayland.description)
+        DISPLAY: \(display.map { "\($0) — " } ?? "")\(x11.description)
+        config: \(configFile)
+        """
+    }
+
+    var json: JSONValue {
+        var dataControl = JSONValue.null
+        if case .dataControl(let interface, let version) = wayland {
+            dataControl = .object(JSONObject(["interface": .string(interface), "version": .number("\(version)")]))
+        }
+        var owned = JSONValue.null
+        if case .answers(let value?) = x11 { owned = .bool(value) }
+        let waylandAnswers = wayland == .noDataControl || dataControl != .null
+        var x11Answers = false
+        if case .answers = x11 { x11Answers = true }
+        return .object(
+            JSONObject([
+                "backend": .string(verdict), "reason": .string(reason), "preference": .string(preference.rawValue),
+                "preferenceFrom": .string(source.rawValue),
+                "wayland": .object(
+                    JSONObject([
+                        "display": waylandDisplay.map(JSONValue.string) ?? .null, "answers": .bool(waylandAnswers),
+                        "dataControl": dataControl, "detail": .string(wayland.description),
+                    ])),
+                "x11": .object(
+                    JSONObject([
+                        "display": display.map(JSONValue.string) ?? .null, "answers": .bool(x11Answers),
+                        "clipboardOwned": owned, "detail": .string(x11.description),
+                    ])),
+                "config": .string(configFile),
+            ]))
+    }
+}

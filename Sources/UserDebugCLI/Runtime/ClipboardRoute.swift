@@ -1,0 +1,152 @@
+import UserDebugKit
+import X11Clipboard
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Why a copy or a paste through the chosen backend failed, with the choice that led there.
+struct ClipboardRouteError: Error, Sendable {
+    /// What went wrong.
+    enum Problem: Sendable, Equatable {
+        /// The backend failed.
+        case backend(ClipboardError)
+        /// The forced backend is not there (`choice.reason` says why).
+        case unavailable
+        /// An X11 copy under a Wayland compositor that Wayland clients cannot see.
+        case notBridged
+    }
+
+    /// What went wrong.
+    var problem: Problem
+    /// The choice that led there.
+    var choice: BackendChoice
+
+    /// The notice of `--to auto` writing to standard output instead, with the reason.
+    var fallbackNotice: String {
+        let reason = problem == .unavailable ? ": \(choice.reason)" : " (\(ErrorReport.route(self).1))"
+        return "no clipboard\(reason); writing to standard output"
+    }
+
+    /// Whether it means "no clipboard here", on which `--to auto` falls back to standard output.
+    var meansNoClipboard: Bool {
+        switch problem {
+        case .unavailable, .backend(.noDisplay): true
+        default: false
+        }
+    }
+}
+
+/// The clipboard of one command: the backend the rule chose, and the check that an X11 copy made
+/// under a Wayland compositor with data-control reached Wayland clients.
+struct ClipboardRoute {
+    /// The choice and its reason.
+    let choice: BackendChoice
+    /// The X11 backend, used when `choice.route` is `.x11`.
+    let x11: X11Clipboard
+    /// Where the Wayland backend connects.
+    let wayland: WaylandEndpoint
+
+    /// Makes `payload` the content of `selection` through the chosen backend. After an X11 copy
+    /// while `WAYLAND_DISPLAY` offers data-control (a forced `x11` on sway or KDE), it reads the
+    /// Wayland selection back and fails unless it carries the payload: sway lets an X11 client
+    /// set the clipboard only while one of its windows has keyboard focus, and says so only in
+    /// its own log.
+    func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardRouteError) {
+        guard choice.route != .unavailable else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
+        do throws(ClipboardError) {
+            switch choice.route {
+            case .unavailable: return
+            case .wayland:
+                try wayland.clipboard(policy: x11.policy).copy(payload, to: selection, options: options)
+            case .x11: try x11.copy(payload, to: selection, options: options)
+            }
+        } catch {
+            throw ClipboardRouteError(problem: .backend(error), choice: choice)
+        }
+        guard choice.route == .x11, wayland.display != nil else { return }
+        let finding = choice.wayland ?? wayland.probe(timeout: options.connectTimeout)
+        guard case .dataControl = finding else { return }
+        guard wayland.selectionCarries(payload, selection: selection, within: max(2, options.connectTimeout)) else {
+            var seen = choice
+            seen.wayland = finding
+            throw ClipboardRouteError(problem: .notBridged, choice: seen)
+        }
+    }
+
+    /// Streams `selection` as `target` to the descriptor `fd` when the backend can (Wayland: a
+    /// large selection is never held in memory) and says whether it did; false: use `paste`.
+    func paste(selection: SelectionName, target: String, timeout: Double, to fd: Int32) throws(ClipboardRouteError)
+        -> Bool
+    {
+        guard choice.route == .wayland else { return false }
+        do throws(ClipboardError) {
+            try wayland.clipboard().paste(selection: selection, target: target, timeout: timeout, to: fd)
+            return true
+        } catch {
+            throw ClipboardRouteError(problem: .backend(error), choice: choice)
+        }
+    }
+
+    /// Reads `selection` as `target` through the chosen backend.
+    func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardRouteError) -> [UInt8] {
+        guard choice.route != .unavailable else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
+        do throws(ClipboardError) {
+            switch choice.route {
+            case .unavailable: return []
+            case .wayland: return try wayland.clipboard().paste(selection: selection, target: target, timeout: timeout)
+            case .x11: return try x11.paste(selection: selection, target: target, timeout: timeout)
+            }
+        } catch {
+            throw ClipboardRouteError(problem: .backend(error), choice: choice)
+        }
+    }
+}
+
+extension WaylandEndpoint {
+    /// Whether the Wayland `selection` carries `payload` within `seconds`: the compositor's
+    /// XWayland bridge takes an X11 selection over asynchronously, so it is read until it matches
+    /// or the deadline passes (a refused copy costs the whole deadline; a bridged one returns at
+    /// once).
+    func selectionCarries(_ payload: Payload, selection: SelectionName, within seconds: Double) -> Bool {
+        let target = payload.kind == .binary ? "application/octet-stream" : "UTF8_STRING"
+        let deadline = monotonicSeconds() + seconds
+        let reader = clipboard()
+        repeat {
+            if let bytes = try? reader.paste(selection: selection, target: target, timeout: 1), bytes == payload.bytes {
+                return true
+            }
+            usleep(20_000)
+        } while monotonicSeconds() < deadline
+        return false
+    }
+}
+
+extension ErrorReport {
+    /// The message and status of a failure through the chosen backend.
+    static func route(_ error: ClipboardRouteError) -> (ExitStatus, String) {
+        let reason = error.choice.reason
+        switch (error.problem, error.choice.route) {
+        case (.unavailable, _):
+            return (.unavailable, "no clipboard: \(reason)")
+        case (.notBridged, _):
+            return (
+                .unavailable,
+                "the X11 copy did not reach Wayland clients: the compositor did not take it over from XWayland "
+                    + "(sway does so only while an X11 window has keyboard focus); use --backend wayland"
+            )
+        case (.backend(.noDisplay(let detail)), .wayland):
+            return (.unavailable, "the Wayland compositor does not answer: \(detail)")
+        case (.backend(.ownershipNotConfirmed), .wayland):
+            return (
+                .unavailable,
+                "the Wayland compositor did not make our copy the selection (it refused, or another client took it at once)"
+            )
+        case (.backend(let underlying), .x11) where error.choice.wayland.map { $0 != .notSet } ?? true:
+            let (status, message) = clipboard(underlying)
+            return (status, "\(message) (\(reason))")
+        case (.backend(let underlying), _):
+            return clipboard(underlying)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import UserDebugKit
+import WaylandClipboard
+import X11Clipboard
+
+/// Where the Wayland backend connects (`WAYLAND_DISPLAY` in `XDG_RUNTIME_DIR`), and the one place
+/// that speaks to it: the probe the backend rule asks, and the clipboard it chooses.
+struct WaylandEndpoint: Sendable {
+    /// `WAYLAND_DISPLAY`; nil when unset or empty.
+    var display: String?
+    /// `XDG_RUNTIME_DIR`, where a relative `WAYLAND_DISPLAY` is found.
+    var runtimeDir: String?
+
+    /// What the compositor offers, within `timeout` seconds; nothing is asked when `display` is nil.
+    func probe(timeout: Double) -> WaylandFinding {
+        guard let display else { return .notSet }
+        switch WaylandClipboard.probe(display: display, runtimeDir: runtimeDir, timeout: timeout) {
+        case .notSet: return .notSet
+        case .noAnswer(let reason): return .notAnswering(reason)
+        case .answers(nil): return .noDataControl
+        case .answers(let dataControl?):
+            guard dataControl.hasSeat else { return .noSeat(interface: dataControl.interface.rawValue) }
+            return .dataControl(interface: dataControl.interface.rawValue, version: dataControl.version)
+        }
+    }
+
+    /// The Wayland clipboard on this endpoint, serving copies as `policy` says (its
+    /// `callerExitsSoon`, `reuseOwner` and `newOwner`; the CLI builds one policy for both backends).
+    func clipboard(policy: X11Clipboard.OwnerPolicy = X11Clipboard.OwnerPolicy(callerExitsSoon: true))
+        -> WaylandClipboard
+    {
+        WaylandClipboard(
+            display: display, runtimeDir: runtimeDir, callerExitsSoon: policy.callerExitsSoon,
+            reuseOwner: policy.reuseOwner, newOwner: policy.newOwner)
+    }
+}

@@ -1,0 +1,125 @@
+import CWayland
+import UserDebugKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The single choke point between Swift and CWayland: one function per C entry point, each
+/// checking the status and throwing a typed error that names the call. Pointers stay in here.
+enum CWLCalls {
+    /// What a C status means to a reader of the Swift API, given the call it came from.
+    static func error(_ error: cwl_error, paste: Bool, call: String) -> ClipboardError {
+        let text = messageText(error)
+        switch error.status {
+        case CWL_NO_DISPLAY:
+            return .noDisplay(reason: text)
+        case CWL_TIMED_OUT:
+            return paste ? .timedOut("\(call): \(text)") : .noDisplay(reason: text)
+        case CWL_NOT_OWNER:
+            return .ownershipNotConfirmed
+        case CWL_NO_CONTENT, CWL_NO_OWNER:
+            return .noContent(text)
+        case CWL_UNSUPPORTED:
+            return .unsupported("\(call): \(text)")
+        default:
+            return .failed("\(call): \(text)")
+        }
+    }
+
+    static func messageText(_ error: cwl_error) -> String {
+        withUnsafeBytes(of: error.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    static func selection(_ name: SelectionName) -> cwl_selection {
+        switch name {
+        case .clipboard: CWL_CLIPBOARD
+        case .primary: CWL_PRIMARY
+        }
+    }
+
+    /// `cwl_probe`.
+    static func probe(display: String?, runtimeDir: String?, timeout: Double) -> WaylandProbe {
+        let name = display ?? getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
+        guard let name, !name.isEmpty else { return .notSet }
+        var result = cwl_probe_result()
+        var err = cwl_error()
+        let status = name.withCString { d in
+            withOptionalCString(runtimeDir) { r in cwl_probe(d, r, timeout, &result, &err) }
+        }
+        guard status == CWL_OK else { return .noAnswer(reason: messageText(err)) }
+        let interface: WaylandDataControl.Interface
+        switch result.protocol {
+        case CWL_PROTOCOL_EXT: interface = .ext
+        case CWL_PROTOCOL_WLR: interface = .wlr
+        default: return .answers(dataControl: nil)
+        }
+        return .answers(
+            dataControl: WaylandDataControl(
+                interface: interface, version: result.version, supportsPrimary: result.has_primary != 0,
+                hasSeat: result.has_seat != 0))
+    }
+}
+
+extension CWLCalls {
+    /// `cwl_own`: returns the serving process's id.
+    static func own(
+        _ payload: Payload, selection name: SelectionName, options: CopyOptions, display: String?,
+        runtimeDir: String?, policy: (singleFork: Bool, reuse: Bool, new: Bool)
+    ) throws(ClipboardError) -> Int32 {
+        let kind: cwl_kind =
+            switch payload.kind {
+            case .text: CWL_KIND_TEXT
+            case .json: CWL_KIND_JSON
+            case .binary: CWL_KIND_BINARY
+            }
+        let isText = payload.kind != .binary || String(validating: payload.bytes, as: UTF8.self) != nil
+        var err = cwl_error()
+        var pid: pid_t = 0
+        let status = withOptionalCString(display) { d in
+            withOptionalCString(runtimeDir) { r in
+                var o = cwl_own_options(
+                    display: d, runtime_dir: r, selection: selection(name), kind: kind, offer_text: isText ? 1 : 0,
+                    is_secret: payload.isSecret ? 1 : 0, connect_timeout: options.connectTimeout,
+                    transfer_timeout: options.transferTimeout,
+                    clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
+                    lifetime: options.lifetime ?? 0, single_fork: policy.singleFork ? 1 : 0,
+                    reuse_owner: policy.reuse ? 1 : 0, new_owner: policy.new ? 1 : 0)
+                return payload.bytes.withUnsafeBufferPointer { bytes in
+                    cwl_own(&o, bytes.baseAddress, bytes.count, &pid, &err)
+                }
+            }
+        }
+        guard status == CWL_OK else { throw error(err, paste: false, call: "cwl_own") }
+        return pid
+    }
+
+    /// `cwl_paste` (and `cwl_free` of its buffer); `fd` >= 0 streams the bytes there instead.
+    static func paste(
+        display: String?, runtimeDir: String?, selection name: SelectionName, target: String, timeout: Double,
+        to fd: Int32
+    ) throws(ClipboardError) -> [UInt8] {
+        var err = cwl_error()
+        var buffer: UnsafeMutablePointer<UInt8>? = nil
+        var count = 0
+        let status = withOptionalCString(display) { d in
+            withOptionalCString(runtimeDir) { r in
+                target.withCString { t in
+                    cwl_paste(d, r, selection(name), t, timeout, fd, &buffer, &count, &err)
+                }
+            }
+        }
+        guard status == CWL_OK else { throw error(err, paste: true, call: "cwl_paste") }
+        defer { cwl_free(buffer) }
+        guard let buffer, count > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: buffer, count: count))
+    }
+}
+
+/// Calls `body` with `text` as a C string, or with NULL when it is nil.
+func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
+}

@@ -1,0 +1,85 @@
+import CWayland
+public import UserDebugKit
+
+/// The Wayland clipboard (CLIPBOARD or the primary selection) through the data-control
+/// protocols (`ext_data_control_manager_v1`, else `zwlr_data_control_manager_v1`), spoken by the
+/// CWayland shim without libwayland-client.
+///
+/// Data-control lets a client without a window or keyboard focus own and read the selection, so
+/// a hotkey copy works whatever window is focused (the X11 route through XWayland does not on
+/// wlroots compositors). `copy` makes a data source the selection, confirms that the compositor
+/// shows it as the current selection, and leaves a detached C-only process serving it. Flush
+/// buffered standard output before calling it: the serving process is forked from the caller.
+public struct WaylandClipboard: Clipboard {
+    /// The compositor: `WAYLAND_DISPLAY`'s value (a socket name under `runtimeDir`, or an
+    /// absolute path); nil reads `$WAYLAND_DISPLAY` at each call.
+    public let display: String?
+    /// The directory of a relative socket name; nil reads `$XDG_RUNTIME_DIR`.
+    public let runtimeDir: String?
+    /// Whether the caller exits right after copying (a command-line tool): the serving process
+    /// is then forked once instead of twice.
+    public let callerExitsSoon: Bool
+    /// If a serving process of ours already serves the selection on this compositor (one started
+    /// with `reuseOwner`), hand it the content over a local socket instead of connecting and
+    /// forking; it makes a new source the selection and confirms it before the copy returns.
+    /// Payloads up to 4 MiB; anything else, or no such process, owns as usual, and the new
+    /// owner listens for the next copies.
+    public let reuseOwner: Bool
+    /// With `reuseOwner`: start a new serving process anyway (it takes the next copies).
+    public let newOwner: Bool
+
+    /// A clipboard on `display` (nil: `$WAYLAND_DISPLAY`).
+    public init(
+        display: String? = nil, runtimeDir: String? = nil, callerExitsSoon: Bool = false, reuseOwner: Bool = true,
+        newOwner: Bool = false
+    ) {
+        self.display = display
+        self.runtimeDir = runtimeDir
+        self.callerExitsSoon = callerExitsSoon
+        self.reuseOwner = reuseOwner
+        self.newOwner = newOwner
+    }
+
+    /// Connects to `display` (nil: `$WAYLAND_DISPLAY`; a name under `runtimeDir`, nil:
+    /// `$XDG_RUNTIME_DIR`), lists the compositor's globals in one round trip, and disconnects,
+    /// all within `timeout` seconds: whether a compositor answers and which data-control
+    /// protocol a copy would use.
+    public static func probe(display: String?, runtimeDir: String?, timeout: Double) -> WaylandProbe {
+        CWLCalls.probe(display: display, runtimeDir: runtimeDir, timeout: timeout)
+    }
+
+    /// Makes `payload` the content of `selection` and serves it from a detached process.
+    /// The types offered for each payload kind are listed in one place: the comment on `cwl_own`
+    /// in Sources/CWayland/include/cwl.h.
+    public func copy(_ payload: Payload, to selection: SelectionName = .clipboard, options: CopyOptions = CopyOptions())
+        throws(ClipboardError)
+    {
+        _ = try own(payload, to: selection, options: options)
+    }
+
+    /// Like `copy`, and returns the id of the process that serves the selection (it exits when
+    /// another client takes the selection, the lifetime ends, or the compositor goes away).
+    @discardableResult
+    public func own(_ payload: Payload, to selection: SelectionName = .clipboard, options: CopyOptions = CopyOptions())
+        throws(ClipboardError) -> Int32
+    {
+        try CWLCalls.own(
+            payload, selection: selection, options: options, display: display, runtimeDir: runtimeDir,
+            policy: (callerExitsSoon, reuseOwner, newOwner))
+    }
+
+    /// Reads `selection` as `target` (a MIME type; `UTF8_STRING`: the best text type offered;
+    /// `TARGETS`: the offered types, one per line), keeping NUL bytes. Throws `.noContent` when
+    /// the selection is empty or its owner does not offer the type.
+    public func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
+        try CWLCalls.paste(
+            display: display, runtimeDir: runtimeDir, selection: selection, target: target, timeout: timeout, to: -1)
+    }
+
+    /// Like `paste`, but writes the bytes to the descriptor `fd` as they arrive, holding none
+    /// of them in memory (for a large selection piped to a file).
+    public func paste(selection: SelectionName, target: String, timeout: Double, to fd: Int32) throws(ClipboardError) {
+        _ = try CWLCalls.paste(
+            display: display, runtimeDir: runtimeDir, selection: selection, target: target, timeout: timeout, to: fd)
+    }
+}

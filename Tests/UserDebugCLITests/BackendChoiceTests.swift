@@ -1,0 +1,329 @@
+import Foundation
+import TestSupport
+import Testing
+import UserDebugKit
+
+@testable import UserDebugCLI
+
+/// The backend rule on its own: every branch, and which of them ask the compositor.
+@Suite struct BackendRuleTests {
+    /// Applies the rule with a probe that answers `finding` and counts its calls.
+    func choose(
+        _ preference: ClipboardBackendPreference, _ display: String?, _ finding: WaylandFinding,
+        source: BackendChoice.Source = .none
+    ) -> (BackendChoice, Int) {
+        var calls = 0
+        let choice = BackendChoice.choose(preference, from: source, waylandDisplay: display) {
+            calls += 1
+            return finding
+        }
+        return (choice, calls)
+    }
+
+    static let wlr = WaylandFinding.dataControl(interface: "zwlr_data_control_manager_v1", version: 2)
+
+    @Test func underPlainX11NothingIsAskedOfWayland() {
+        for display in [nil, ""] as [String?] {
+            let (choice, calls) = choose(.auto, display, Self.wlr)
+            #expect(choice.route == .x11 && calls == 0, "\(choice)")
+            #expect(choice.reason == "WAYLAND_DISPLAY is not set: X11")
+            #expect(choice.wayland == .notSet)
+        }
+    }
+
+    @Test func aCompositorWithDataControlIsWayland() {
+        let (choice, calls) = choose(.auto, "wayland-1", Self.wlr)
+        #expect(choice.route == .wayland && calls == 1)
+        #expect(choice.reason == "WAYLAND_DISPLAY=wayland-1 answers and offers zwlr_data_control_manager_v1 version 2")
+    }
+
+    @Test func aCompositorWithoutDataControlIsX11ThroughXWayland() {
+        for finding in [WaylandFinding.noDataControl, .noSeat(interface: "ext_data_control_manager_v1")] {
+            let (choice, calls) = choose(.auto, "wayland-0", finding)
+            #expect(choice.route == .x11 && calls == 1)
+            #expect(choice.reason.hasSuffix(": X11 through XWayland"), "\(choice.reason)")
+        }
+        #expect(choose(.auto, "wayland-0", .noDataControl).0.reason.contains("offers no data-control protocol"))
+    }
+
+    @Test func aCompositorThatDoesNotAnswerIsX11() {
+        let (choice, calls) = choose(.auto, "wayland-9", .notAnswering("no socket"))
+        #expect(choice.route == .x11 && calls == 1)
+        #expect(choice.reason == "WAYLAND_DISPLAY=wayland-9 does not answer (no socket): X11")
+    }
+
+    @Test func aForcedX11AsksNothing() {
+        let (choice, calls) = choose(.x11, "wayland-1", Self.wlr, source: .option)
+        #expect(choice.route == .x11 && calls == 0 && choice.wayland == nil)
+        #expect(choice.reason == "--backend x11")
+    }
+
+    @Test func aForcedWaylandIsWaylandOnlyWithDataControl() {
+        #expect(choose(.wayland, "wayland-1", Self.wlr, source: .config).0.route == .wayland)
+        let (unset, unsetCalls) = choose(.wayland, nil, Self.wlr, source: .option)
+        #expect(unset.route == .unavailable && unsetCalls == 0)
+        #expect(unset.reason == "--backend wayland, but WAYLAND_DISPLAY is not set")
+        let (bare, _) = choose(.wayland, "wayland-0", .noDataControl, source: .config)
+        #expect(bare.route == .unavailable)
+        #expect(bare.reason.hasPrefix("clipboard.backend wayland, but WAYLAND_DISPLAY=wayland-0 answers but offers no"))
+        #expect(bare.reason.hasSuffix("; use --backend x11 (XWayland) on this compositor"))
+        let (silent, _) = choose(.wayland, "wayland-9", .notAnswering("refused"), source: .option)
+        #expect(silent.route == .unavailable && silent.reason.contains("does not answer (refused)"))
+    }
+}
+
+/// `--backend`, `clipboard.backend` and `doctor` through the built binary.
+@Suite struct BackendOptionTests {
+    let home: UserDebugHome
+
+    init() throws {
+        home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+    }
+
+    @Test(arguments: [
+        ["copy-id", "--backend", "wlroots"], ["paste", "--backend", "X11"], ["doctor", "--backend", ""],
+        ["copy", "--backend", "gnome"], ["session", "import", "--from-clipboard", "--backend", "kde"],
+    ])
+    func anUnknownBackendIsAUsageError(_ arguments: [String]) throws {
+        let result = try home.run(arguments, stdin: Data("x".utf8))
+        #expect(result.status == 64, "\(result)")
+        #expect(result.err.contains("unknown --backend '\(arguments.last!)'; expected one of: auto, wayland, x11"))
+    }
+
+    @Test func aMissingBackendValueIsAUsageError() throws {
+        let result = try home.run(["copy-id", "--backend"])
+        #expect(result.status == 64, "\(result)")
+        #expect(result.err.contains("--backend"))
+    }
+
+    @Test func aBadConfigValueIsExit78WithItsPlace() throws {
+        try home.file("config/config.json", "{\n  \"clipboard\": {\"backend\": \"sway\"}\n}\n")
+        for arguments in [["copy-id", "--to", "clipboard"], ["doctor"], ["paste"]] {
+            let result = try home.run(arguments)
+            #expect(result.status == 78, "\(arguments): \(result)")
+            #expect(
+                result.err.contains(
+                    "config.json:2:28: clipboard.backend: expected one of \"auto\", \"wayland\", \"x11\", got \"sway\""),
+                "\(result)")
+        }
+        // Output to stdout reads no clipboard setting, so the file's bad backend does not stop it.
+        #expect(try home.run(["copy-id", "--to", "stdout", "--backend", "x11"]).status == 0)
+    }
+
+    @Test func aForcedWaylandWithoutACompositorIsExit69NamingWhy() throws {
+        let result = try home.run(["copy-id", "--to", "clipboard", "--backend", "wayland"])
+        #expect(result.status == 69, "\(result)")
+        #expect(result.err.contains("no clipboard: --backend wayland, but WAYLAND_DISPLAY is not set"), "\(result)")
+        let missing = try home.run(
+            ["copy-id", "--to", "clipboard", "--backend", "wayland"],
+            extraEnvironment: ["WAYLAND_DISPLAY": "wayland-none", "XDG_RUNTIME_DIR": home.root.path])
+        #expect(missing.status == 69, "\(missing)")
+        #expect(missing.err.contains("WAYLAND_DISPLAY=wayland-none does not answer"), "\(missing)")
+    }
+
+    @Test func aForcedWaylandFromTheConfigFallsBackUnderAutoWithTheReason() throws {
+        try home.file("config/config.json", #"{"clipboard": {"backend": "wayland"}}"#)
+        // stdout and stderr one regular file: a desktop log, where auto tries the clipboard.
+        let log = home.root.appendingPathComponent("session.log").path
+        let out = try Peer.read(
+            ["sh", "-c", "'\(UserDebugHome.binary)' copy-id >>'\(log)' 2>&1; echo $?"], environment: home.environment)
+        #expect(String(decoding: out.bytes, as: UTF8.self) == "0\n")
+        let text = String(decoding: readWholeFile(log) ?? [], as: UTF8.self)
+        #expect(
+            text.contains(
+                "no clipboard: clipboard.backend wayland, but WAYLAND_DISPLAY is not set; writing to standard output"),
+            "\(text)")
+        #expect(text.hasSuffix("usr_1\n"), "\(text)")
+    }
+
+    @Test func doctorWithNothingToTalkTo() throws {
+        let text = try home.ok(["doctor"]).out
+        #expect(text.hasPrefix("backend: stdout\n"), "\(text)")
+        #expect(text.contains("reason: WAYLAND_DISPLAY is not set: X11; DISPLAY is not set; --to auto writes"))
+        #expect(text.contains("preference: auto (the default)\n"))
+        let json = try JSONParser().parse(Array(try home.ok(["doctor", "--json", "--backend", "wayland"]).stdout))
+        #expect(json["backend"]?.stringValue == "stdout")
+        #expect(json["preference"]?.stringValue == "wayland" && json["preferenceFrom"]?.stringValue == "--backend")
+        #expect(json["reason"]?.stringValue?.hasPrefix("--backend wayland, but WAYLAND_DISPLAY is not set") == true)
+        #expect(json["wayland"]?["display"] == .null && json["wayland"]?["answers"] == .bool(false))
+        #expect(json["x11"]?["answers"] == .bool(false))
+    }
+
+    @Test func doctorOnAnXServerSeesTheClipboardAndItsOwner() throws {
+        try withXvfb { x in
+            let environment = ["DISPLAY": x.display]
+            let before = try JSONParser().parse(
+                Array(try home.ok(["doctor", "--json"], extraEnvironment: environment).stdout))
+            #expect(before["backend"]?.stringValue == "x11", "\(before)")
+            #expect(before["x11"]?["answers"] == .bool(true) && before["x11"]?["clipboardOwned"] == .bool(false))
+            try home.ok(["copy-id", "--to", "clipboard", "--backend", "x11"], extraEnvironment: environment)
+            let after = try home.ok(["doctor"], extraEnvironment: environment).out
+            #expect(after.contains("DISPLAY: \(x.display) — answers; CLIPBOARD has an owner"), "\(after)")
+            let forced = try home.ok(["doctor", "--backend", "wayland"], extraEnvironment: environment).out
+            #expect(forced.hasPrefix("backend: stdout\n"), "\(forced)")
+        }
+    }
+}
+
+/// The XWayland route under weston (no data-control): X11 copies reach Wayland clients through
+/// the bridge, and `auto` picks X11 there.
+@Suite(.serialized) struct WestonRouteTests {
+    let home: UserDebugHome
+
+    init() throws {
+        home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+    }
+
+    func wlPaste(_ weston: Weston) throws -> Peer.Output {
+        try Peer.read(["wl-paste", "-n"], environment: weston.environment, limit: 20)
+    }
+
+    func clientEnvironment(_ weston: Weston) -> [String: String] {
+        ["DISPLAY": weston.xwayland, "WAYLAND_DISPLAY": weston.socket, "XDG_RUNTIME_DIR": weston.runtimeDir]
+    }
+
+    @Test func anX11CopyIsReadByWlPasteAndAutoPicksX11() throws {
+        try withWeston { weston in
+            let environment = clientEnvironment(weston)
+            let forced = try home.run(
+                ["copy-id", "--to", "clipboard", "--backend", "x11"], extraEnvironment: environment)
+            #expect(forced.status == 0, "\(forced)")
+            var pasted = try wlPaste(weston)
+            #expect(pasted.status == 0 && pasted.bytes == Array("usr_1".utf8), "\(pasted)")
+
+            try home.ok(["session", "set", "--id", "usr_2", "--name", "Bo"])
+            let auto = try home.run(["copy-id", "--to", "clipboard"], extraEnvironment: environment)
+            #expect(auto.status == 0, "\(auto)")
+            _ = eventually(timeout: 5) {
+                pasted = (try? wlPaste(weston)) ?? pasted
+                return pasted.bytes == Array("usr_2".utf8)
+            }
+            #expect(pasted.bytes == Array("usr_2".utf8), "\(pasted)")
+
+            let doctor = try JSONParser().parse(
+                Array(try home.ok(["doctor", "--json"], extraEnvironment: environment).stdout))
+            #expect(doctor["backend"]?.stringValue == "x11", "\(doctor)")
+            #expect(doctor["wayland"]?["answers"] == .bool(true) && doctor["wayland"]?["dataControl"] == .null)
+            #expect(doctor["reason"]?.stringValue?.contains("offers no data-control protocol") == true)
+            #expect(doctor["reason"]?.stringValue?.contains("X11 through XWayland") == true)
+            #expect(doctor["x11"]?["answers"] == .bool(true))
+        }
+    }
+
+    @Test func aForcedWaylandThereSaysToUseX11() throws {
+        try withWeston { weston in
+            let result = try home.run(
+                ["copy-id", "--to", "clipboard", "--backend", "wayland"], extraEnvironment: clientEnvironment(weston))
+            #expect(result.status == 69, "\(result)")
+            #expect(result.err.contains("offers no data-control protocol"), "\(result)")
+            #expect(result.err.contains("use --backend x11 (XWayland) on this compositor"), "\(result)")
+        }
+    }
+}
+
+/// No silent loss on sway: an X11 copy that sway keeps from Wayland clients (no X11 window has
+/// the focus) fails, naming the limit and `--backend wayland`; one it takes over succeeds; and
+/// `auto` goes through data-control, which needs no focus.
+@Suite(.serialized) struct SwayX11RouteTests {
+    let home: UserDebugHome
+
+    init() throws {
+        home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+        // sway starts XWayland on the first X11 client, which is our copy: on a loaded machine
+        // that takes longer than the default 1 s connect timeout (which also bounds the read-back).
+        try home.file("config/config.json", #"{"clipboard": {"connectTimeoutSeconds": 10}}"#)
+    }
+
+    func clientEnvironment(_ sway: Sway) -> [String: String] {
+        ["DISPLAY": sway.xDisplay, "WAYLAND_DISPLAY": sway.socket, "XDG_RUNTIME_DIR": sway.runtimeDir]
+    }
+
+    /// Runs the binary as sway's own user, as a hotkey would: sway's XWayland refuses X clients
+    /// of other users (root included). The home becomes that user's first.
+    func run(_ sway: Sway, _ arguments: [String]) throws -> RunResult {
+        let chown = try runTool("/bin/chown", ["-R", "\(sway.account.uid):\(sway.account.gid)", home.root.path])
+        try #require(chown.status == 0, "\(chown)")
+        return try runTool(
+            "/usr/bin/setpriv",
+            Array(TestUser.runningAs(sway.account).dropFirst()) + [UserDebugHome.binary] + arguments,
+            environment: home.environment.merging(clientEnvironment(sway)) { $1 })
+    }
+
+    func wlPaste(_ sway: Sway) throws -> Peer.Output {
+        try Peer.read(["wl-paste", "-n"], environment: sway.environment, limit: 20)
+    }
+
+    @Test func anX11CopyWithoutX11FocusFailsInsteadOfVanishing() throws {
+        try withSway { sway in
+            let result = try run(sway, ["copy-id", "--to", "clipboard", "--backend", "x11"])
+            #expect(result.status == 69, "\(result)")
+            #expect(result.err.contains("the X11 copy did not reach Wayland clients"), "\(result)")
+            #expect(result.err.contains("use --backend wayland"), "\(result)")
+            #expect(try wlPaste(sway).bytes != Array("usr_1".utf8), "then the check was wrong")
+        }
+    }
+
+    @Test func anX11CopyWithAnX11WindowFocusedReachesWaylandClients() throws {
+        try withSway { sway in
+            let window = try sway.startWindow(["xmessage", "-geometry", "200x50", "x11 window"], x11: true)
+            try #require(sway.focus(pid: window.pid), "the X11 window never got the focus")
+            let result = try run(sway, ["copy-id", "--to", "clipboard", "--backend", "x11"])
+            #expect(result.status == 0, "\(result)")
+            #expect(try wlPaste(sway).bytes == Array("usr_1".utf8))
+        }
+    }
+
+    @Test func autoTakesDataControlOnSwayEvenWithXWaylandThere() throws {
+        try withSway { sway in
+            let environment = clientEnvironment(sway)
+            let doctor = try JSONParser().parse(
+                Array(try home.ok(["doctor", "--json"], extraEnvironment: environment).stdout))
+            #expect(doctor["backend"]?.stringValue == "wayland", "\(doctor)")
+            #expect(doctor["wayland"]?["dataControl"]?["interface"]?.stringValue == "zwlr_data_control_manager_v1")
+            #expect(doctor["wayland"]?["dataControl"]?["version"] == .number("2"), "\(doctor)")
+            let result = try home.run(["copy-id", "--to", "clipboard"], extraEnvironment: environment)
+            #expect(result.status == 0, "\(result)")
+            #expect(try wlPaste(sway).bytes == Array("usr_1".utf8))
+            let forced = try home.ok(["doctor", "--backend", "x11"], extraEnvironment: environment).out
+            #expect(forced.contains("each X11 copy is read back through data-control"), "\(forced)")
+        }
+    }
+}
+
+/// What a failure through the chosen backend tells the user, and when `--to auto` falls back.
+@Suite struct ClipboardRouteErrorTests {
+    static let onSway = BackendChoice(
+        route: .x11, reason: "--backend x11",
+        wayland: .dataControl(interface: "zwlr_data_control_manager_v1", version: 2))
+    static let onWayland = BackendChoice(route: .wayland, reason: "WAYLAND_DISPLAY=w answers", wayland: nil)
+
+    @Test func eachProblemHasItsStatusAndReason() {
+        let lost = ErrorReport.route(ClipboardRouteError(problem: .notBridged, choice: Self.onSway))
+        #expect(lost.0 == .unavailable)
+        #expect(lost.1.contains("did not reach Wayland clients") && lost.1.hasSuffix("use --backend wayland"))
+        let refused = ErrorReport.route(
+            ClipboardRouteError(problem: .backend(.ownershipNotConfirmed), choice: Self.onWayland))
+        #expect(
+            refused.0 == .unavailable && refused.1.contains("Wayland compositor did not make our copy the selection"))
+        let silent = ErrorReport.route(
+            ClipboardRouteError(problem: .backend(.noDisplay(reason: "timed out")), choice: Self.onWayland))
+        #expect(silent.1 == "the Wayland compositor does not answer: timed out")
+        let x11 = ErrorReport.route(
+            ClipboardRouteError(problem: .backend(.noDisplay(reason: "DISPLAY is not set")), choice: Self.onSway))
+        #expect(x11.1 == "no X display answers: DISPLAY is not set (--backend x11)")
+        let plain = BackendChoice(route: .x11, reason: "WAYLAND_DISPLAY is not set: X11", wayland: .notSet)
+        let unchanged = ErrorReport.route(
+            ClipboardRouteError(problem: .backend(.noDisplay(reason: "DISPLAY is not set")), choice: plain))
+        #expect(unchanged.1 == "no X display answers: DISPLAY is not set", "plain X11 says what it always said")
+    }
+
+    @Test func onlyNoClipboardFallsBackToStandardOutput() {
+        #expect(ClipboardRouteError(problem: .unavailable, choice: Self.onWayland).meansNoClipboard)
+        #expect(ClipboardRouteError(problem: .backend(.noDisplay(reason: "x")), choice: Self.onSway).meansNoClipboard)
+        #expect(!ClipboardRouteError(problem: .notBridged, choice: Self.onSway).meansNoClipboard)
+        #expect(!ClipboardRouteError(problem: .backend(.ownershipNotConfirmed), choice: Self.onSway).meansNoClipboard)
+    }
+}
