@@ -113,3 +113,32 @@ package.targets.append(contentsOf: [
         swiftSettings: strictSwift
     ),
 ])
+
+// The popup debug menu (`userdebug menu --popup`): its own executable, so the Xlib, Xft and
+// fontconfig it links stay off the hotkey path of `userdebug`. Every library is listed, the
+// dependencies of freetype and fontconfig too, so `-static-executable` links it from the
+// static archives.
+package.products.append(.executable(name: "userdebug-popup", targets: ["userdebug-popup"]))
+package.targets.append(contentsOf: [
+    .systemLibrary(
+        name: "CXft",
+        path: "Sources/CXft",
+        pkgConfig: "xft",
+        providers: [.apt(["libxft-dev"])]
+    ),
+    .target(
+        name: "CPopup",
+        dependencies: ["CXft"],
+        path: "Sources/CPopup",
+        linkerSettings: [
+            "Xft", "Xrandr", "Xinerama", "Xrender", "Xext", "X11", "xcb", "Xau", "Xdmcp", "fontconfig", "freetype",
+            "expat", "png16", "brotlidec", "brotlicommon", "bz2", "z",
+        ].map { .linkedLibrary($0) }
+    ),
+    .executableTarget(
+        name: "userdebug-popup",
+        dependencies: ["CPopup", "UserDebugCLI", "UserDebugKit"],
+        path: "Sources/UserDebugPopup",
+        swiftSettings: strictSwift
+    ),
+])

@@ -14,7 +14,7 @@ _userdebug_commands=(
     'dump-json|--to --lifetime --hand-off --new-owner|'
     'print-response|--tag --path --status --body --headers --full --json --to --lifetime --hand-off --new-owner|response'
     'copy-token|--to --lifetime --hand-off --new-owner|'
-    'menu|--json --trace|'
+    'menu|--json --popup --trace|'
     'run|--to --lifetime --hand-off --new-owner --trace|'
     'session import|--name --keep-current --from-clipboard|file'
     'session set|--id --name --token --token-stdin --base-url --environment|'

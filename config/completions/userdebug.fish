@@ -90,6 +90,8 @@ function __userdebug_option -a commands option
             complete -c userdebug -n $when -l to -x -a 'auto stdout clipboard primary both' -d 'Where the result goes'
         case trace
             complete -c userdebug -n $when -l trace -d 'Print the menu lifecycle events on stderr'
+        case popup
+            complete -c userdebug -n $when -l popup -d 'Show the menu as a popup window at the pointer'
         case lifetime
             complete -c userdebug -n $when -l lifetime -x -d 'Stop serving the selection after SECONDS'
         case hand-off
@@ -187,7 +189,7 @@ __userdebug_command copy-id 'Copy the current user identifier' none to lifetime 
 __userdebug_command dump-json 'Dump the current user as JSON' none to lifetime hand-off new-owner
 __userdebug_command print-response 'Print a recorded backend response' response tag path status body headers full json to lifetime hand-off new-owner
 __userdebug_command copy-token 'Copy the session auth token (a secret)' none to lifetime hand-off new-owner
-__userdebug_command menu 'Show the debug menu (action ids and titles)' none json trace
+__userdebug_command menu 'Show the debug menu (action ids and titles)' none json popup trace
 __userdebug_command run 'Run a debug action by id' none to lifetime hand-off new-owner trace
 __userdebug_command 'session import' 'Record a session from a JSON document' file name keep-current from-clipboard
 __userdebug_command 'session set' 'Create or update a session from flags' none id name token token-stdin base-url environment

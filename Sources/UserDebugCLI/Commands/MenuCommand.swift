@@ -6,16 +6,18 @@ enum MenuCommand {
     static let spec = CommandSpec(
         path: ["menu"],
         summary: "Show the debug menu: every action's id and title (--json for scripts).",
-        usage: "menu [--session NAME] [--json] [--reveal] [--trace]",
+        usage: "menu [--session NAME] [--json | --popup] [--reveal] [--trace]",
         discussion: """
             Goes through the menu lifecycle (requested, will display, will end: cancelled) and
             resolves deferred sections, each within its timeout: a slow backend shows as "timed
             out", never as a hang. Run an entry with 'userdebug run ID'.
+            --popup shows it as a window at the pointer (the userdebug-popup program).
             Example: userdebug menu --json | jq -r '.. | objects | select(.type? == "action") | .id'
             """,
-        options: [.flag("json", "The menu as one JSON document."), MenuSources.traceOption],
+        options: [.flag("json", "The menu as one JSON document.")] + PopupHost.options,
         maxPositionals: 0
     ) { invocation in
+        if invocation.arguments.has("popup") { return try PopupHost.exec(invocation) }
         let session = try MenuSession.request(
             providers: MenuSources.allProviders(invocation),
             context: { try MenuSources.context(invocation) },

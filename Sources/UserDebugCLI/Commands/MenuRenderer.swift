@@ -95,14 +95,14 @@ struct MenuRenderer {
         return text
     }
 
-    private func subtitle(of action: DebugAction) -> String? {
+    func subtitle(of action: DebugAction) -> String? {
         guard !action.isSecret, let subtitle = action.subtitle else { return nil }
         return clean(subtitle)
     }
 
     /// One line, with the session's token and JWT-shaped values replaced (unless `--reveal`): a
     /// title or subtitle from a backend answer could hold either.
-    private func clean(_ text: String) -> String {
+    func clean(_ text: String) -> String {
         var line = String(text.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
         guard !revealed else { return line }
         if let knownSecret, !knownSecret.isEmpty { line = line.replacing(knownSecret, with: "[redacted]") }

@@ -52,6 +52,7 @@ extension Config {
         ("clipboard", readClipboard),
         ("actions", readActions),
         ("backend", readBackend),
+        ("menu", readMenu),
     ]
 
     private static func readRetention(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader)

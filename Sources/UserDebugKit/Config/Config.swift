@@ -73,6 +73,8 @@ public struct Config: Sendable, Equatable {
     /// The `backend` section: what the "From the backend" menu section asks; off while its
     /// `path` is nil.
     public var backend: BackendProvider.Settings
+    /// The `menu.popup` section: the popup menu's theme, font and colours.
+    public var popup = Popup()
 
     /// A configuration; every part defaults.
     public init(
