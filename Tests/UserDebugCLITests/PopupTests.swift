@@ -183,7 +183,7 @@ import Testing
                 first.contains(#"{"kind":"placeholder","id":"backend","title":"From the backend","subtitle":"Loading…""#),
                 "\(first)")
             #expect(!popup.lines.contains { $0.contains("resolved") })
-            FileManager.default.createFile(atPath: release, contents: nil)
+            #expect(FileManager.default.createFile(atPath: release, contents: nil))
             let resolved = try #require(popup.waitFor { $0.contains(#""id":"backend.field.plan""#) }, "\(popup.lines)")
             #expect(resolved.contains(#"{"kind":"header","id":"backend","title":"From the backend""#), "\(resolved)")
             #expect(!resolved.contains("Loading…"))
@@ -216,10 +216,7 @@ final class PopupProcess: Sendable {
         // stderr joins stdout, and exec keeps the pid the test kills.
         child = try Spawned.start(
             ["/bin/sh", "-c", #"exec "$0" "$@" 2>&1"#] + command, environment: environment, pipeOutput: true)
-        let child = self.child
-        let collected = self.collected
-        let finished = self.finished
-        Thread.detachNewThread {
+        Thread.detachNewThread { [self] in
             while let line = child.receiveLine() { collected.withLock { $0.append(line) } }
             finished.withLock { $0 = true }
         }
