@@ -33,7 +33,8 @@ extension PopupApp {
         let pad = layout.padding
         let baseline = y + pad + layout.ascent
         if selected { window.fill(.selectedBackground, 1, y, layout.width - 2, layout.rowHeight) }
-        let main: Slot = selected ? .selectedForeground : (row.kind == .action || row.kind == .submenu ? .foreground : .dim)
+        let main: Slot =
+            selected ? .selectedForeground : (row.kind == .action || row.kind == .submenu ? .foreground : .dim)
         let second: Slot = selected ? .selectedForeground : .dim
         var right = layout.width - 3 * pad
         if row.kind == .submenu {

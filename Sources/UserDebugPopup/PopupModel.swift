@@ -185,7 +185,8 @@ struct PopupModel {
             .object(
                 JSONObject([
                     .init(key: "kind", value: .string(row.kind.rawValue)), .init(key: "id", value: .string(row.id)),
-                    .init(key: "title", value: .string(row.title)), .init(key: "subtitle", value: optional(row.subtitle)),
+                    .init(key: "title", value: .string(row.title)),
+                    .init(key: "subtitle", value: optional(row.subtitle)),
                     .init(key: "hint", value: optional(row.hint)),
                 ]))
         }

@@ -4,7 +4,8 @@ import UserDebugKit
 
 /// Colour slots of the C side, in `Config.Popup.Colors` order.
 enum Slot: Int32 {
-    case background = 0, foreground, dim, selectedBackground, selectedForeground, border
+    case background = 0
+    case foreground, dim, selectedBackground, selectedForeground, border
 }
 
 /// Sizes derived from the font, so a larger `Xft.dpi` makes a larger popup.

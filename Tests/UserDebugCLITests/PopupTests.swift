@@ -26,13 +26,16 @@ import Testing
     }
 
     func clipboard(_ x: Xvfb) throws -> String {
-        String(decoding: try Peer.read(["xclip", "-o", "-selection", "clipboard"], environment: x.environment).bytes, as: UTF8.self)
+        String(
+            decoding: try Peer.read(["xclip", "-o", "-selection", "clipboard"], environment: x.environment).bytes,
+            as: UTF8.self)
     }
 
     /// Starts the popup (through `userdebug menu --popup` with `viaCLI`) with `--trace`.
     func popup(_ x: Xvfb, viaCLI: Bool = false, extra: [String] = []) throws -> PopupProcess {
         let command = viaCLI ? [UserDebugHome.binary, "menu", "--popup"] : [Self.popupBinary]
-        return try PopupProcess(command + ["--trace"] + extra, environment: home.environment.merging(["DISPLAY": x.display]) { $1 })
+        return try PopupProcess(
+            command + ["--trace"] + extra, environment: home.environment.merging(["DISPLAY": x.display]) { $1 })
     }
 
     @Test func opensAtThePointerGoesIntoASubmenuAndCopiesTheChosenEntry() throws {
@@ -45,10 +48,12 @@ import Testing
             let window = try #require(mapped.split(separator: " ").drop { $0 != "window" }.dropFirst().first)
             let info = try Peer.read(["xwininfo", "-id", String(window)], environment: x.environment)
             let text = String(decoding: info.bytes, as: UTF8.self)
-            #expect(text.contains("Absolute upper-left X:  200") && text.contains("Absolute upper-left Y:  150"), "\(text)")
+            #expect(
+                text.contains("Absolute upper-left X:  200") && text.contains("Absolute upper-left Y:  150"), "\(text)")
             _ = try #require(popup.waitFor { $0.contains("state {") })
             _ = try xdotool(x, ["key", "--delay", "0", "End", "Right"])
-            let inside = try #require(popup.waitFor { $0.contains(#""level":["responses-by-status"]"#) }, "\(popup.lines)")
+            let inside = try #require(
+                popup.waitFor { $0.contains(#""level":["responses-by-status"]"#) }, "\(popup.lines)")
             #expect(inside.contains(#""selected":"print-response-1xx""#), "\(inside)")
             _ = try xdotool(x, ["key", "--delay", "0", "Down", "Return"])
             #expect(popup.wait() == 0, "\(popup.lines)")
@@ -172,7 +177,8 @@ import Testing
         let port = try #require(server.receiveLine().flatMap { Int($0) })
         try home.ok(
             ["session", "import", "-"],
-            stdin: Samples.session.replacingOccurrences(of: "https://api.example.com", with: "http://127.0.0.1:\(port)"))
+            stdin: Samples.session.replacingOccurrences(of: "https://api.example.com", with: "http://127.0.0.1:\(port)")
+        )
         try home.file("config/config.json", #"{"backend": {"path": "/me", "timeoutSeconds": 60}}"#)
         try withXvfb(extraArguments: ["-screen", "0", "1280x800x24"]) { x in
             let popup = try popup(x)
@@ -180,7 +186,8 @@ import Testing
             let first = try #require(popup.waitFor { $0.contains("state {") }, "\(popup.lines)")
             #expect(popup.lines.contains { $0.contains("popup mapped at") })
             #expect(
-                first.contains(#"{"kind":"placeholder","id":"backend","title":"From the backend","subtitle":"Loading…""#),
+                first.contains(
+                    #"{"kind":"placeholder","id":"backend","title":"From the backend","subtitle":"Loading…""#),
                 "\(first)")
             #expect(!popup.lines.contains { $0.contains("resolved") })
             #expect(FileManager.default.createFile(atPath: release, contents: nil))

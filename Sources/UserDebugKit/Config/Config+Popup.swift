@@ -97,6 +97,7 @@ extension Config {
 
     private static func isHexColor(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        return bytes.count == 7 && bytes[0] == UInt8(ascii: "#") && bytes.dropFirst().allSatisfy { hexDigitValue($0) != nil }
+        return bytes.count == 7 && bytes[0] == UInt8(ascii: "#")
+            && bytes.dropFirst().allSatisfy { hexDigitValue($0) != nil }
     }
 }
