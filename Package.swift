@@ -117,7 +117,7 @@ package.targets.append(contentsOf: [
 // The popup debug menu (`userdebug menu --popup`): its own executable, so the Xlib, Xft and
 // fontconfig it links stay off the hotkey path of `userdebug`. Every library is listed, the
 // dependencies of freetype and fontconfig too, so `-static-executable` links it from the
-// static archives.
+// static archives. CXft only brings Xft's include path (xft.pc: freetype's headers).
 package.products.append(.executable(name: "userdebug-popup", targets: ["userdebug-popup"]))
 package.targets.append(contentsOf: [
     .systemLibrary(
@@ -129,16 +129,18 @@ package.targets.append(contentsOf: [
     .target(
         name: "CPopup",
         dependencies: ["CXft"],
-        path: "Sources/CPopup",
-        linkerSettings: [
-            "Xft", "Xrandr", "Xinerama", "Xrender", "Xext", "X11", "xcb", "Xau", "Xdmcp", "fontconfig", "freetype",
-            "expat", "png16", "brotlidec", "brotlicommon", "bz2", "z",
-        ].map { .linkedLibrary($0) }
+        // The libraries are named in include/module.modulemap, in the order a static link needs.
+        path: "Sources/CPopup"
     ),
     .executableTarget(
         name: "userdebug-popup",
         dependencies: ["CPopup", "UserDebugCLI", "UserDebugKit"],
         path: "Sources/UserDebugPopup",
+        swiftSettings: strictSwift
+    ),
+    .testTarget(
+        name: "UserDebugPopupTests",
+        dependencies: ["userdebug-popup", "UserDebugKit"],
         swiftSettings: strictSwift
     ),
 ])

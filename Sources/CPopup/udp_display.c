@@ -181,6 +181,23 @@ int udp_window_open(udp_ui *ui, udp_rect rect, udp_error *err) {
     return 0;
 }
 
+int udp_window_resize(udp_ui *ui, udp_rect rect, udp_error *err) {
+    Pixmap buffer = XCreatePixmap(ui->display, ui->window, (unsigned)rect.width, (unsigned)rect.height,
+                                  (unsigned)ui->depth);
+    if (!buffer) {
+        udp_fail(err, 0, "cannot make a %dx%d buffer", rect.width, rect.height);
+        return -1;
+    }
+    if (ui->draw) XftDrawDestroy(ui->draw);
+    ui->draw = NULL;
+    XFreePixmap(ui->display, ui->buffer);
+    ui->buffer = buffer;
+    if (ui->xft_font) ui->draw = XftDrawCreate(ui->display, ui->buffer, ui->visual, ui->colormap);
+    ui->rect = rect;
+    XMoveResizeWindow(ui->display, ui->window, rect.x, rect.y, (unsigned)rect.width, (unsigned)rect.height);
+    return 0;
+}
+
 unsigned long udp_window_id(udp_ui *ui) {
     return ui->window;
 }

@@ -63,7 +63,12 @@ func monotonicNow() -> Double {
 
 /// Milliseconds since `start`, with two decimals, for `--trace`.
 func milliseconds(since start: Double) -> String {
-    let hundredths = Int(((monotonicNow() - start) * 100_000).rounded())
+    milliseconds(from: start, to: monotonicNow())
+}
+
+/// Milliseconds from `start` to `end`, with two decimals.
+func milliseconds(from start: Double, to end: Double) -> String {
+    let hundredths = Int(((end - start) * 100_000).rounded())
     let fraction = hundredths % 100
     return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
 }

@@ -18,9 +18,15 @@ final class PopupApp {
     private var origin = (x: 0, y: 0)
     private let resolved = ResolvedFlag()
 
-    init(host: PopupHost) throws {
+    /// Monotonic seconds: the program's start, the menu built, the window's font and colours
+    /// loaded (for `--trace`, which the benchmark reads).
+    private let phases: (start: Double, menu: Double, font: Double)
+
+    init(host: PopupHost, started: Double) throws {
         self.host = host
+        let menu = monotonicNow()
         window = try PopupWindow(display: host.display, settings: host.settings)
+        phases = (started, menu, monotonicNow())
         model = PopupModel(
             elements: host.session.elements,
             title: "Debug menu · " + host.clean(host.session.context.session.name),
@@ -39,6 +45,10 @@ final class PopupApp {
             "popup mapped at \(rect.x),\(rect.y) \(rect.width)x\(rect.height) window \(window.windowID) pointer \(x),\(y)"
                 + " monitor \(monitor.x),\(monitor.y) \(monitor.width)x\(monitor.height)"
                 + (window.antialiased ? "" : " (core font)") + " rowHeight \(window.layout.rowHeight)")
+        host.trace(
+            "popup phases: menu \(milliseconds(from: phases.start, to: phases.menu)) ms, X and font"
+                + " \(milliseconds(from: phases.menu, to: phases.font)) ms, mapped and grabbed"
+                + " \(milliseconds(since: phases.start)) ms after start")
         redraw()
         if host.session.elements.hasPendingDeferred { startResolving() }
         return loop()
@@ -59,6 +69,25 @@ final class PopupApp {
         if x + width > right { x = max(Int(monitor.x), min(origin.x - width, right - width)) }
         if y + height > bottom { y = max(Int(monitor.y), bottom - height) }
         return udp_rect(x: Int32(x), y: Int32(y), width: Int32(width), height: Int32(height))
+    }
+
+    /// After a deferred section resolved: a larger menu gets a larger window, placed by the
+    /// same rule from the same pointer position; a smaller one keeps its window.
+    private func grow() {
+        let before = window.layout
+        let rect = place()
+        guard window.layout.width > before.width || window.layout.visibleRows > before.visibleRows else {
+            window.keep(before)
+            model.visibleCount = before.visibleRows
+            return
+        }
+        do {
+            try window.resize(to: rect)
+            host.trace("popup resized to \(rect.x),\(rect.y) \(rect.width)x\(rect.height)")
+        } catch {
+            window.keep(before)
+            model.visibleCount = before.visibleRows
+        }
     }
 
     private func startResolving() {
@@ -116,6 +145,7 @@ final class PopupApp {
             guard resolved.isSet else { return .none }
             model.replaceElements(host.session.elements)
             host.trace("deferred sections resolved")
+            grow()
             return .redraw
         case UDP_EVENT_LOST:
             host.trace("lost the grab or the window; closing")

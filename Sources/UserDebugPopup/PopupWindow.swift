@@ -101,6 +101,11 @@ final class PopupWindow {
         layout.visibleRows = max(1, min(count, 24, fit))
     }
 
+    /// Goes back to `layout` (the window was not resized after all).
+    func keep(_ layout: PopupLayout) {
+        self.layout = layout
+    }
+
     func rowWidth(_ row: PopupRow) -> Int {
         var total = width(row.title) + 6 * layout.padding
         if let subtitle = row.subtitle { total += width(subtitle) + 3 * layout.padding }
@@ -114,6 +119,12 @@ final class PopupWindow {
         var error = udp_error()
         guard udp_window_open(ui, rect, &error) == 0 else { throw PopupHost.unavailable(Self.message(error)) }
         guard udp_grab(ui, 1.0, &error) == 0 else { throw PopupHost.unavailable(Self.message(error)) }
+    }
+
+    /// Moves and resizes the mapped window to `rect`.
+    func resize(to rect: udp_rect) throws {
+        var error = udp_error()
+        guard udp_window_resize(ui, rect, &error) == 0 else { throw PopupHost.unavailable(Self.message(error)) }
     }
 
     /// The window's X id.

@@ -194,6 +194,7 @@ import Testing
             let resolved = try #require(popup.waitFor { $0.contains(#""id":"backend.field.plan""#) }, "\(popup.lines)")
             #expect(resolved.contains(#"{"kind":"header","id":"backend","title":"From the backend""#), "\(resolved)")
             #expect(!resolved.contains("Loading…"))
+            #expect(popup.lines.contains { $0.contains("popup resized to") }, "the window grew for the new rows")
             _ = try xdotool(x, ["key", "--delay", "0", "Escape"])
             #expect(popup.wait() == 0)
             #expect(popup.lifecycle == ["menu requested", "will display (8 elements)", "will end (cancelled)"])

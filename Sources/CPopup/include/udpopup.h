@@ -83,6 +83,8 @@ int udp_set_color(udp_ui *ui, int slot, const char *spec, udp_error *err);
 
 /* Creates and maps the override-redirect window at `rect`, with its back buffer. */
 int udp_window_open(udp_ui *ui, udp_rect rect, udp_error *err);
+/* Moves and resizes the window to `rect` (a deferred section brought more rows). */
+int udp_window_resize(udp_ui *ui, udp_rect rect, udp_error *err);
 /* The X id of the window, 0 before udp_window_open. */
 unsigned long udp_window_id(udp_ui *ui);
 /* Grabs the keyboard and the pointer, retrying for up to `seconds` (a hotkey's own grab may

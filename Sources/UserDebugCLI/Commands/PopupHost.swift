@@ -71,17 +71,16 @@ package final class PopupHost: @unchecked Sendable {
             throw error
         }
         guard let chosen else { return session.cancel() }
-        do {
+        let outcome = Result {
             try session.perform(chosen) { payload in
                 for selection in try invocation.config().output.selection.names {
                     try OutputRouter(invocation: invocation).copy(payload, to: selection)
                 }
             }
-        } catch {
-            // feedback: the action failed; `error` says why (ErrorReport.classify gives its first line).
-            throw error
         }
-        // feedback: `chosen` ran and its payload is on the clipboard.
+        // feedback: `outcome` says whether `chosen` ran (its payload is on the clipboard) or why
+        // not (ErrorReport.classify gives the message); errors before the menu showed reach `run`.
+        try outcome.get()
         if session.elements.action(id: chosen)?.needsReveal == true, !invocation.arguments.has("reveal") {
             invocation.diagnostics.notice("\(chosen) is a secret: copied the placeholder; --reveal gives the value")
         }
