@@ -17,7 +17,7 @@ import Testing
 
     @Test func aLightThemeWithAnOverrideAndAFont() throws {
         let popup = try parse(
-            #"{"menu": {"popup": {"theme": "light", "font": "DejaVu Sans:size=12", "colors": {"border": "#FF0000"}}}}"#
+            ##"{"menu": {"popup": {"theme": "light", "font": "DejaVu Sans:size=12", "colors": {"border": "#FF0000"}}}}"##
         ).popup
         #expect(popup.theme == .light && popup.font == "DejaVu Sans:size=12")
         #expect(popup.colors.background == "#fafafa")
@@ -27,7 +27,7 @@ import Testing
     @Test(arguments: [
         (#"{"menu": {"popup": {"theme": "blue"}}}"#, "menu.popup.theme"),
         (#"{"menu": {"popup": {"colors": {"background": "red"}}}}"#, "menu.popup.colors.background"),
-        (#"{"menu": {"popup": {"colors": {"backgroud": "#000000"}}}}"#, "did you mean \"background\""),
+        (##"{"menu": {"popup": {"colors": {"backgroud": "#000000"}}}}"##, "did you mean \"background\""),
         (#"{"menu": {"popup": {"font": ""}}}"#, "menu.popup.font"),
         (#"{"menu": {"popop": {}}}"#, "menu.popop"),
     ])

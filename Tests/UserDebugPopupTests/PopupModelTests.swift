@@ -13,14 +13,15 @@ import UserDebugKit
     static func model(_ elements: [MenuElement], visible: Int = 5) -> PopupModel {
         var model = PopupModel(
             elements: elements, title: "Debug menu",
-            text: PopupModel.Text(clean: { $0.replacing("SECRET", with: "[redacted]") }, subtitle: { $0.subtitle }))
+            text: PopupModel.Text(
+                clean: { $0.replacing("SECRET", with: "[redacted]") }, subtitle: { $0.subtitle.map { "(\($0))" } }))
         model.visibleCount = visible
         return model
     }
 
     static let tree: [MenuElement] = [
         action("a", hint: "A", subtitle: "has SECRET"),
-        .submenu(Submenu(id: "sub", title: "Sub", children: [action("s1"), action("s2")])),
+        .submenu(Submenu(id: "sub", title: "Sub SECRET", children: [action("s1"), action("s2")])),
         action("b"),
     ]
 
@@ -28,7 +29,8 @@ import UserDebugKit
         let model = Self.model(Self.tree)
         #expect(model.rows.map(\.id) == ["a", "sub", "b"])
         #expect(model.rows.map(\.kind) == [.action, .submenu, .action])
-        #expect(model.rows[0].subtitle == "has [redacted]")
+        #expect(model.rows[0].subtitle == "(has SECRET)", "the host's subtitle (which leaves out secrets)")
+        #expect(model.rows[1].title == "Sub [redacted]", "titles cleaned by the host")
         #expect(model.selectedRow?.id == "a")
     }
 
@@ -36,7 +38,7 @@ import UserDebugKit
         var model = Self.model(Self.tree)
         #expect(model.key(Keysym.down, state: 0, text: "") == .redraw)
         #expect(model.key(Keysym.right, state: 0, text: "") == .redraw)
-        #expect(model.heading == "‹ Sub" && model.rows.map(\.id) == ["s1", "s2"])
+        #expect(model.heading == "‹ Sub [redacted]" && model.rows.map(\.id) == ["s1", "s2"])
         #expect(model.key(Keysym.down, state: 0, text: "") == .redraw)
         #expect(model.key(Keysym.returnKey, state: 0, text: "") == .run("s2"))
         #expect(model.key(Keysym.left, state: 0, text: "") == .redraw)
@@ -48,7 +50,7 @@ import UserDebugKit
         var model = Self.model(Self.tree)
         #expect(model.key(0x73, state: 0, text: "s") == .redraw)
         #expect(model.key(0x32, state: 0, text: "2") == .redraw)
-        #expect(model.rows.map(\.title) == ["Sub › Title s2"])
+        #expect(model.rows.map(\.title) == ["Sub [redacted] › Title s2"])
         #expect(model.key(Keysym.backSpace, state: 0, text: "") == .redraw)
         #expect(model.filter == "s")
         #expect(model.selectedRow?.id == "s2", "the selection stays on its entry")
