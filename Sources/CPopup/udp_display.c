@@ -42,7 +42,10 @@ udp_ui *udp_open(const char *display_name, udp_error *err) {
     ui->display = XOpenDisplay(display_name);
     if (ui->display == NULL) {
         const char *name = display_name ? display_name : getenv("DISPLAY");
-        udp_fail(err, 0, "cannot open display '%s'", name ? name : "");
+        if (name == NULL || *name == '\0')
+            udp_fail(err, 0, "no display: DISPLAY is not set (the popup needs an X server or XWayland)");
+        else
+            udp_fail(err, 0, "cannot open display '%s'", name);
         close(fds[0]);
         close(fds[1]);
         free(ui);
