@@ -201,6 +201,46 @@ import Testing
         }
     }
 
+    /// Grabs the keyboard on the root window (as a hotkey daemon does while its key is down),
+    /// says "grabbed", and lets go after argv[1] seconds.
+    static let keyboardGrabber = """
+        import sys, time
+        from Xlib import X, display
+        d = display.Display()
+        status = d.screen().root.grab_keyboard(True, X.GrabModeAsync, X.GrabModeAsync, X.CurrentTime)
+        print("grabbed" if status == X.GrabSuccess else "refused %d" % status, flush=True)
+        time.sleep(float(sys.argv[1]))
+        d.ungrab_keyboard(X.CurrentTime)
+        d.flush()
+        time.sleep(60)
+        """
+
+    @Test(arguments: [0.3, 30])
+    func aKeyboardGrabHeldBrieflyIsWaitedForAndOneHeldOnIsReported(seconds: Double) throws {
+        try withXvfb(extraArguments: ["-screen", "0", "1280x800x24"]) { x in
+            let grabber = try Spawned.start(
+                ["/usr/bin/python3", "-c", Self.keyboardGrabber, String(seconds)], environment: x.environment,
+                pipeOutput: true)
+            defer {
+                grabber.kill()
+                grabber.wait()
+            }
+            #expect(grabber.receiveLine() == "grabbed")
+            let popup = try popup(x)
+            defer { popup.stop() }
+            if seconds < 1 {
+                _ = try #require(popup.waitFor { $0.contains("state {") }, "\(popup.lines)")
+                _ = try xdotool(x, ["key", "--delay", "0", "Escape"])
+                #expect(popup.wait() == 0, "\(popup.lines)")
+                #expect(popup.lifecycle.last == "will end (cancelled)")
+            } else {
+                #expect(popup.wait() == 69, "\(popup.lines)")
+                #expect(popup.lines.contains { $0.contains("cannot grab the keyboard: another program holds it") })
+                #expect(popup.lifecycle.last?.hasPrefix("will end (failed: ") == true, "\(popup.lines)")
+            }
+        }
+    }
+
     @Test func withoutThePopupProgramMenuPopupExits69() throws {
         let directory = home.root.appendingPathComponent("alone")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -126,16 +126,23 @@ extension PopupHost {
         var arguments = [programName]
         if let name = invocation.arguments.value("session") { arguments += ["--session", name] }
         for flag in ["reveal", "trace", "quiet"] where invocation.arguments.has(flag) { arguments.append("--" + flag) }
-        let candidates = [besideSelf()].compactMap { $0 } + onPath(invocation.variable("PATH") ?? "")
-        for path in candidates where access(path, X_OK) == 0 {
-            let cStrings = arguments.map { strdup($0) } + [nil]
-            execv(path, cStrings)
-            let reason = String(cString: strerror(errno))
-            throw CommandError(.unavailable, "cannot run \(path): \(reason)")
+        let path = try locate(searchPath: invocation.variable("PATH") ?? "")
+        let cStrings = arguments.map { strdup($0) } + [nil]
+        execv(path, cStrings)
+        let reason = String(cString: strerror(errno))
+        throw CommandError(.unavailable, "cannot run \(path): \(reason)")
+    }
+
+    /// The popup program to run: beside this executable, else the first on `searchPath` (PATH).
+    /// - Throws: `CommandError` (exit status 69) naming the program when it is neither.
+    static func locate(searchPath: String) throws -> String {
+        let candidates = [besideSelf()].compactMap { $0 } + onPath(searchPath)
+        guard let found = candidates.first(where: { access($0, X_OK) == 0 }) else {
+            throw CommandError(
+                .unavailable,
+                "\(programName) is not installed beside userdebug nor on PATH; Scripts/install.sh installs both")
         }
-        throw CommandError(
-            .unavailable,
-            "\(programName) is not installed beside userdebug nor on PATH; Scripts/install.sh installs both")
+        return found
     }
 
     private static func besideSelf() -> String? {
