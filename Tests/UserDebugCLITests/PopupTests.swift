@@ -201,6 +201,30 @@ import Testing
         }
     }
 
+    /// The row height the popup reports at `dpi` (`Xft.dpi` set with xrdb; nil: not set).
+    func rowHeight(_ x: Xvfb, dpi: Int?) throws -> Int {
+        if let dpi {
+            #expect(
+                try Peer.own(["xrdb", "-merge"], input: Array("Xft.dpi: \(dpi)\n".utf8), environment: x.environment)
+                    == 0)
+        }
+        let popup = try popup(x)
+        defer { popup.stop() }
+        let mapped = try #require(popup.waitFor { $0.contains("popup mapped at") }, "\(popup.lines)")
+        #expect(!mapped.contains("(core font)"), "Xft drew the text: \(mapped)")
+        _ = try xdotool(x, ["key", "--delay", "0", "Escape"])
+        #expect(popup.wait() == 0)
+        return try #require(mapped.split(separator: " ").last.flatMap { Int($0) }, "\(mapped)")
+    }
+
+    @Test func xftDpiFromTheResourceDatabaseScalesThePopup() throws {
+        try withXvfb(extraArguments: ["-screen", "0", "1280x800x24"]) { x in
+            let normal = try rowHeight(x, dpi: 96)
+            let doubled = try rowHeight(x, dpi: 192)
+            #expect(doubled * 10 >= normal * 17, "96 dpi: \(normal) px rows, 192 dpi: \(doubled) px")
+        }
+    }
+
     /// Grabs the keyboard on the root window (as a hotkey daemon does while its key is down),
     /// says "grabbed", and lets go after argv[1] seconds.
     static let keyboardGrabber = """
