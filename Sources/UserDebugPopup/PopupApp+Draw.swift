@@ -38,8 +38,10 @@ extension PopupApp {
         let second: Slot = selected ? .selectedForeground : .dim
         var right = layout.width - 3 * pad
         if row.kind == .submenu {
-            right -= window.width("▸")
-            window.text("▸", second, x: right, y: baseline, maxWidth: layout.width)
+            // The core font fallback has Latin-1 only.
+            let arrow = window.antialiased ? "▸" : ">"
+            right -= window.width(arrow)
+            window.text(arrow, second, x: right, y: baseline, maxWidth: layout.width)
             right -= 2 * pad
         } else if let hint = row.hint {
             right -= window.width(hint)

@@ -110,7 +110,7 @@ final class PopupWindow {
         var total = width(row.title) + 6 * layout.padding
         if let subtitle = row.subtitle { total += width(subtitle) + 3 * layout.padding }
         if let hint = row.hint { total += width(hint) + 2 * layout.padding }
-        if row.kind == .submenu { total += width("▸") + 2 * layout.padding }
+        if row.kind == .submenu { total += width(antialiased ? "▸" : ">") + 2 * layout.padding }
         return total
     }
 
@@ -144,15 +144,20 @@ final class PopupWindow {
     /// Draws `text` with its baseline at `y`, cut with `…` to `maxWidth` pixels.
     func text(_ text: String, _ slot: Slot, x: Int, y: Int, maxWidth: Int) {
         var shown = text
+        let ellipsis = antialiased ? "…" : "..."
         if width(text) > maxWidth {
             let characters = Array(text)
             var low = 0
             var high = characters.count
             while low < high {
                 let middle = (low + high + 1) / 2
-                if width(String(characters[..<middle]) + "…") <= maxWidth { low = middle } else { high = middle - 1 }
+                if width(String(characters[..<middle]) + ellipsis) <= maxWidth {
+                    low = middle
+                } else {
+                    high = middle - 1
+                }
             }
-            shown = String(characters[..<low]) + "…"
+            shown = String(characters[..<low]) + ellipsis
         }
         shown.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) {

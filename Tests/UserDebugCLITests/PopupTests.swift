@@ -225,6 +225,22 @@ import Testing
         }
     }
 
+    @Test func withoutAnyFontconfigFontTheCoreFontDrawsAndTheMenuStillWorks() throws {
+        let config = try home.file(
+            "fonts.conf", #"<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig></fontconfig>"#)
+        home.environment["FONTCONFIG_FILE"] = config
+        try withXvfb(extraArguments: ["-screen", "0", "1280x800x24"]) { x in
+            let popup = try popup(x)
+            defer { popup.stop() }
+            let mapped = try #require(popup.waitFor { $0.contains("popup mapped at") }, "\(popup.lines)")
+            #expect(mapped.contains("(core font)"), "\(mapped)")
+            _ = try #require(popup.waitFor { $0.contains("state {") })
+            _ = try xdotool(x, ["key", "--delay", "0", "Return"])
+            #expect(popup.wait() == 0, "\(popup.lines)")
+            #expect(try clipboard(x) == "usr_1")
+        }
+    }
+
     /// Grabs the keyboard on the root window (as a hotkey daemon does while its key is down),
     /// says "grabbed", and lets go after argv[1] seconds.
     static let keyboardGrabber = """
