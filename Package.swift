@@ -137,3 +137,34 @@ package.targets.append(contentsOf: [
         swiftSettings: strictSwift
     ),
 ])
+
+// The popup debug menu (`userdebug menu --popup`): its own executable, so the Xlib, Xft and
+// fontconfig it links stay off the hotkey path of `userdebug`. Every library is listed, the
+// dependencies of freetype and fontconfig too, so `-static-executable` links it from the
+// static archives. CXft only brings Xft's include path (xft.pc: freetype's headers).
+package.products.append(.executable(name: "userdebug-popup", targets: ["userdebug-popup"]))
+package.targets.append(contentsOf: [
+    .systemLibrary(
+        name: "CXft",
+        path: "Sources/CXft",
+        pkgConfig: "xft",
+        providers: [.apt(["libxft-dev"])]
+    ),
+    .target(
+        name: "CPopup",
+        dependencies: ["CXft"],
+        // The libraries are named in include/module.modulemap, in the order a static link needs.
+        path: "Sources/CPopup"
+    ),
+    .executableTarget(
+        name: "userdebug-popup",
+        dependencies: ["CPopup", "UserDebugCLI", "UserDebugKit"],
+        path: "Sources/UserDebugPopup",
+        swiftSettings: strictSwift
+    ),
+    .testTarget(
+        name: "UserDebugPopupTests",
+        dependencies: ["userdebug-popup", "UserDebugKit"],
+        swiftSettings: strictSwift
+    ),
+])

@@ -7,6 +7,8 @@
 #   Scripts/bench.sh clipboard  copy latency vs xclip/xsel, stale reads, 128 MiB throughput (own Xvfb)
 #   Scripts/bench.sh wayland    the same beside wl-copy/wl-paste on a headless sway (data-control)
 #   Scripts/bench.sh profile    where copy-id --to clipboard spends its CPU (perf, by phase)
+#   Scripts/bench.sh popup      the popup menu: start -> window mapped, a typed filter key -> redrawn
+#                               with 200 entries (Scripts/popup_bench.py, own Xvfb; RUNS=50 default)
 #   Scripts/bench.sh json       JSONParser on 64 MiB of string escapes beside Python's json.load
 #   Scripts/bench.sh hotkey     key press -> clipboard holds the new value: userdebug daemon, sxhkd
 #                               running userdebug, sxhkd running xclip, a bare XGrabKey program
@@ -168,6 +170,11 @@ if [[ $what == profile ]]; then
   USERDEBUG_HOME=$work/prof perf record -q -o "$work/perf.data" -F 20000 --call-graph dwarf,16384 -- \
     bash -c "for i in \$(seq 200); do '$ud' copy-id --to clipboard -q; done" >/dev/null 2>&1
   perf script -i "$work/perf.data" --comm userdebug -F ip,sym 2>/dev/null | python3 Scripts/perf_phases.py
+fi
+
+if [[ $what == all || $what == popup ]]; then
+  echo; echo "## popup menu: Scripts/popup_bench.py $ud $bin/userdebug-popup ${RUNS:-50}"
+  python3 Scripts/popup_bench.py "$ud" "$bin/userdebug-popup" "${RUNS:-50}"
 fi
 
 if [[ $what == all || $what == json ]]; then

@@ -17,6 +17,7 @@ packages=(
   zsh fish groff-base                         # completion syntax checks, man page rendering
   strace                                      # which files the hotkey path opens (HotPathCacheTests)
   libxft-dev libfontconfig-dev libxrandr-dev libxinerama-dev # the popup menu (static libs for -static-executable)
+  pkgconf                                     # the popup: Xft's include path (CXft names xft.pc)
   libxtst-dev libxcb-xtest0-dev libxcb-xfixes0-dev # key injection and selection watching in tests and benchmarks
   xdotool xbindkeys sxhkd                     # real key presses, and hotkey daemons to compare with and to conflict with
   suckless-tools rofi fuzzel wofi bemenu      # dmenu-style launchers driven by the tests

@@ -5,9 +5,11 @@
 #   PREFIX=/usr/local Scripts/install.sh               system-wide (as root)
 #   DESTDIR=/tmp/stage PREFIX=/usr Scripts/install.sh  stage for a package: files go to $DESTDIR$PREFIX
 #   USERDEBUG_INSTALL_BINARY=/path/to/userdebug Scripts/install.sh
-#                                      install that binary; skips Scripts/deps.sh and the build
+#                                      install that binary (and the userdebug-popup beside it, if
+#                                      there is one); skips Scripts/deps.sh and the build
 # Installed:
 #   $PREFIX/bin/userdebug                                   0755
+#   $PREFIX/bin/userdebug-popup                             0755  (the popup menu: menu --popup)
 #   $PREFIX/share/man/man1/userdebug.1                      0644
 #   $PREFIX/share/bash-completion/completions/userdebug     0644
 #   $PREFIX/share/zsh/site-functions/_userdebug             0644
@@ -84,6 +86,7 @@ target_of() {
 }
 
 if [[ $mode == uninstall ]]; then
+  files+=("POPUP|bin/userdebug-popup|0755")
   for entry in "${files[@]}"; do
     IFS='|' read -r _ relative _ <<<"$entry"
     target=$(target_of "$relative")
@@ -110,6 +113,14 @@ else
   if [[ $(ldd "$binary" 2>&1 || true) == *'=>'* ]]; then
     echo "install.sh: warning: $binary is dynamically linked; startup will be slower" >&2
   fi
+fi
+
+# The popup menu's program, built beside userdebug (its X libraries stay out of userdebug).
+popup=${binary%/*}/userdebug-popup
+if [[ -f $popup && -x $popup ]]; then
+  files+=("$popup|bin/userdebug-popup|0755")
+elif [[ $mode == install ]]; then
+  echo "install.sh: warning: no $popup; 'userdebug menu --popup' will say it is missing" >&2
 fi
 
 temporary=''

@@ -14,7 +14,7 @@ _userdebug_commands=(
     'dump-json|--to --lifetime --hand-off --new-owner --backend|'
     'print-response|--tag --path --status --body --headers --full --json --to --lifetime --hand-off --new-owner --backend|response'
     'copy-token|--to --lifetime --hand-off --new-owner --backend|'
-    'menu|--json --trace --dmenu --launcher|'
+    'menu|--json --popup --trace --dmenu --launcher|'
     'rofi|--trace|'
     'run|--to --lifetime --hand-off --new-owner --backend --trace|'
     'session import|--name --keep-current --from-clipboard --backend|file'

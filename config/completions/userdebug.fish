@@ -94,6 +94,8 @@ function __userdebug_option -a commands option
             complete -c userdebug -n $when -l dmenu -d 'Show the menu in a launcher and run the choice'
         case launcher
             complete -c userdebug -n $when -l launcher -x -a 'dmenu rofi fuzzel wofi bemenu' -d 'The launcher command of --dmenu'
+        case popup
+            complete -c userdebug -n $when -l popup -d 'Show the menu as a popup window at the pointer'
         case lifetime
             complete -c userdebug -n $when -l lifetime -x -d 'Stop serving the selection after SECONDS'
         case hand-off
@@ -195,7 +197,7 @@ __userdebug_command copy-id 'Copy the current user identifier' none to lifetime 
 __userdebug_command dump-json 'Dump the current user as JSON' none to lifetime hand-off new-owner backend
 __userdebug_command print-response 'Print a recorded backend response' response tag path status body headers full json to lifetime hand-off new-owner backend
 __userdebug_command copy-token 'Copy the session auth token (a secret)' none to lifetime hand-off new-owner backend
-__userdebug_command menu 'Show the debug menu (action ids and titles)' none json trace dmenu launcher
+__userdebug_command menu 'Show the debug menu (action ids and titles)' none json popup trace dmenu launcher
 __userdebug_command rofi 'rofi script mode: the menu in rofi' none trace
 __userdebug_command run 'Run a debug action by id' none to lifetime hand-off new-owner backend trace
 __userdebug_command 'session import' 'Record a session from a JSON document' file name keep-current from-clipboard backend

@@ -6,17 +6,20 @@ enum MenuCommand {
     static let spec = CommandSpec(
         path: ["menu"],
         summary: "Show the debug menu: every action's id and title (--json for scripts).",
-        usage: "menu [--session NAME] [--json] [--reveal] [--trace] [--dmenu [--launcher CMD]]",
+        usage: "menu [--session NAME] [--json | --popup | --dmenu [--launcher CMD]] [--reveal] [--trace]",
         discussion: """
             Goes through the menu lifecycle (requested, will display, will end: cancelled) and
             resolves deferred sections, each within its timeout: a slow backend shows as "timed
-            out", never as a hang. Run an entry with 'userdebug run ID'. With --dmenu the menu is
-            shown in a launcher and the chosen entry is copied to the clipboard; Esc exits 1.
+            out", never as a hang. Run an entry with 'userdebug run ID'.
+            --popup shows it as a window at the pointer (the userdebug-popup program).
+            With --dmenu the menu is shown in a launcher and the chosen entry is copied to the
+            clipboard; Esc exits 1.
             Example: userdebug menu --json | jq -r '.. | objects | select(.type? == "action") | .id'
             """,
-        options: [.flag("json", "The menu as one JSON document."), MenuSources.traceOption] + LauncherCommand.options,
+        options: [.flag("json", "The menu as one JSON document.")] + PopupHost.options + LauncherCommand.options,
         maxPositionals: 0
     ) { invocation in
+        if invocation.arguments.has("popup") { return try PopupHost.exec(invocation) }
         if invocation.arguments.has("dmenu") { return try LauncherCommand.run(invocation) }
         if invocation.arguments.value("launcher") != nil {
             throw UsageError(message: "--launcher goes with --dmenu", command: ["menu"])

@@ -28,8 +28,10 @@ extension Config {
         config.notifications = try reader.choice(value, at: "notifications", as: NotificationMode.self)
     }
 
+    /// Reads the `menu` section: `menu.launcher` (here) and `menu.popup` (the popup's look).
     static func readMenu(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
-        let object = try reader.members(value, at: "menu", known: ["launcher"])
+        let object = try reader.members(value, at: "menu", known: ["launcher", "popup"])
+        if let popup = object["popup"] { try readPopup(&config, popup, reader) }
         guard let launcher = object["launcher"] else { return }
         if case .null = launcher {
             config.menu.launcher = nil

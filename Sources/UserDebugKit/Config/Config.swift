@@ -81,6 +81,8 @@ public struct Config: Sendable, Equatable {
     public var menu: Menu = Menu()
     /// The `hotkeys` section: the keys `userdebug daemon` grabs and what each runs (none by default).
     public var hotkeys: [HotkeyBinding] = []
+    /// The `menu.popup` section: the popup menu's theme, font and colours.
+    public var popup = Popup()
 
     /// A configuration; every part defaults.
     public init(
