@@ -249,4 +249,31 @@ final class DaemonRun: @unchecked Sendable {
         #expect(modifier.status == 78, "\(modifier)")
         #expect(modifier.err.contains("\"Meta\" is not a modifier"), "\(modifier)")
     }
+
+    @Test func theMenuKeyOpensThePopupWhoseChoiceReachesTheClipboard() throws {
+        try home.file("config/config.json", #"{"hotkeys": {"Super+Alt+M": "menu"}}"#)
+        try withXvfb { x in
+            try withDaemon(x) { daemon in
+                try setStale(x)
+                // The daemon starts userdebug-popup (beside it) with its --trace: the popup's
+                // trace lands in the daemon's stderr.
+                try press(x, "super+alt+m")
+                #expect(daemon.waitFor("popup mapped at"), "\(daemon.text)")
+                #expect(daemon.waitFor("state {"), "\(daemon.text)")
+                try press(x, "Return")
+                #expect(eventually { clipboard(x) == "usr_1" }, "\(daemon.text)")
+                #expect(daemon.waitFor("will perform"), "\(daemon.text)")
+                // Again, dismissed with Esc: the cancel path, and the clipboard keeps the copy.
+                try setStale(x, "kept")
+                try press(x, "super+alt+m")
+                #expect(
+                    eventually { daemon.text.components(separatedBy: "popup mapped at").count == 3 }, "\(daemon.text)")
+                #expect(eventually { daemon.text.components(separatedBy: "state {").count >= 3 }, "\(daemon.text)")
+                try press(x, "Escape")
+                #expect(daemon.waitFor("will end (cancelled)"), "\(daemon.text)")
+                #expect(clipboard(x) == "kept")
+                #expect(daemon.exited() == nil, "the daemon outlives its popups")
+            }
+        }
+    }
 }

@@ -177,40 +177,29 @@ final class Daemon {
     }
 
     /// Starts the popup menu without waiting for it: `userdebug-popup` beside this executable,
-    /// else in PATH, else `userdebug menu --popup`.
+    /// else in PATH; a desktop notification when it is neither.
     private func openMenu(_ binding: HotkeyBinding) {
         var options = ChildProcess.Options()
         options.defaultSignals = .all
         options.input = .null
-        do throws(SystemError) {
-            let child = try ChildProcess.spawn(
-                Daemon.popupCommand(), environment: processEnvironment(), options: options)
+        do {
+            let child = try ChildProcess.spawn(try popupCommand(), environment: processEnvironment(), options: options)
             children.insert(child.pid)
             finished(binding, nil)
         } catch {
-            let failure = CommandError(.unavailable, "cannot start the popup menu: \(error)")
+            let failure = CommandError(.unavailable, "cannot start the popup menu: \(ErrorReport.classify(error).1)")
             Notifier.of(invocation, origin: .key, token: nil).notify(outcome: .failed(failure))
             finished(binding, failure)
         }
     }
 
-    static func popupCommand() -> [String] {
-        let me = ownExecutable()
-        let beside = me.map { String($0[..<($0.lastIndex(of: "/") ?? $0.startIndex)]) + "/userdebug-popup" }
-        if let beside, access(beside, X_OK) == 0 { return [beside] }
-        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
-        for directory in path.split(separator: ":") where directory.hasPrefix("/") {
-            let candidate = String(directory) + "/userdebug-popup"
-            if access(candidate, X_OK) == 0 { return [candidate] }
-        }
-        return [me ?? "userdebug", "menu", "--popup"]
-    }
-
-    static func ownExecutable() -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// `userdebug-popup` (beside this executable, else in PATH) with the daemon's `--session`,
+    /// `--reveal` and `--trace`.
+    func popupCommand() throws -> [String] {
+        var argv = [try PopupHost.locate(searchPath: invocation.variable("PATH") ?? "/usr/local/bin:/usr/bin:/bin")]
+        if let session = invocation.arguments.value("session") { argv += ["--session", session] }
+        for flag in ["reveal", "trace"] where invocation.arguments.has(flag) { argv.append("--" + flag) }
+        return argv
     }
 
     /// Reaps the popups that ended (only ours: the clipboard's own children are its to wait for).
