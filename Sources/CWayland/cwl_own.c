@@ -112,4 +112,10 @@ cwl_status cwl_own(const cwl_own_options *options, const uint8_t *bytes, size_t 
     return st;
 }
 
+cwl_status cwl_hand(const cwl_own_options *options, const uint8_t *bytes, size_t len, pid_t *owner_pid,
+                    cwl_error *err) {
+    if (cwl_resident_hand(options, bytes, len, owner_pid) == CWL_OK) return CWL_OK;
+    return cwl_fail(err, CWL_NO_OWNER, 0, "no serving process of ours took the copy");
+}
+
 void cwl_free(void *buffer) { free(buffer); }

@@ -69,6 +69,34 @@ extension CWLCalls {
         _ payload: Payload, selection name: SelectionName, options: CopyOptions, display: String?,
         runtimeDir: String?, policy: (singleFork: Bool, reuse: Bool, new: Bool)
     ) throws(ClipboardError) -> Int32 {
+        var pid: pid_t = 0
+        var err = cwl_error()
+        let status = withOwnOptions(payload, name, options, display, runtimeDir, policy) { o, bytes in
+            cwl_own(&o, bytes.baseAddress, bytes.count, &pid, &err)
+        }
+        guard status == CWL_OK else { throw error(err, paste: false, call: "cwl_own") }
+        return pid
+    }
+
+    /// `cwl_hand`: the serving process's id, or nil when no serving process of ours took the copy.
+    static func hand(
+        _ payload: Payload, selection name: SelectionName, options: CopyOptions, display: String?,
+        runtimeDir: String?
+    ) -> Int32? {
+        var pid: pid_t = 0
+        var err = cwl_error()
+        let status = withOwnOptions(payload, name, options, display, runtimeDir, (true, true, false)) { o, bytes in
+            cwl_hand(&o, bytes.baseAddress, bytes.count, &pid, &err)
+        }
+        return status == CWL_OK ? pid : nil
+    }
+
+    /// Calls `body` with the `cwl_own_options` of this copy and its bytes.
+    private static func withOwnOptions(
+        _ payload: Payload, _ name: SelectionName, _ options: CopyOptions, _ display: String?, _ runtimeDir: String?,
+        _ policy: (singleFork: Bool, reuse: Bool, new: Bool),
+        _ body: (inout cwl_own_options, UnsafeBufferPointer<UInt8>) -> cwl_status
+    ) -> cwl_status {
         let kind: cwl_kind =
             switch payload.kind {
             case .text: CWL_KIND_TEXT
@@ -76,9 +104,7 @@ extension CWLCalls {
             case .binary: CWL_KIND_BINARY
             }
         let isText = payload.kind != .binary || String(validating: payload.bytes, as: UTF8.self) != nil
-        var err = cwl_error()
-        var pid: pid_t = 0
-        let status = withOptionalCString(display) { d in
+        return withOptionalCString(display) { d in
             withOptionalCString(runtimeDir) { r in
                 var o = cwl_own_options(
                     display: d, runtime_dir: r, selection: selection(name), kind: kind, offer_text: isText ? 1 : 0,
@@ -87,13 +113,9 @@ extension CWLCalls {
                     clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
                     lifetime: options.lifetime ?? 0, single_fork: policy.singleFork ? 1 : 0,
                     reuse_owner: policy.reuse ? 1 : 0, new_owner: policy.new ? 1 : 0)
-                return payload.bytes.withUnsafeBufferPointer { bytes in
-                    cwl_own(&o, bytes.baseAddress, bytes.count, &pid, &err)
-                }
+                return payload.bytes.withUnsafeBufferPointer { body(&o, $0) }
             }
         }
-        guard status == CWL_OK else { throw error(err, paste: false, call: "cwl_own") }
-        return pid
     }
 
     /// `cwl_paste` (and `cwl_free` of its buffer); `fd` >= 0 streams the bytes there instead.

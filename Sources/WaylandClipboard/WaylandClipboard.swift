@@ -68,6 +68,17 @@ public struct WaylandClipboard: Clipboard {
             policy: (callerExitsSoon, reuseOwner, newOwner))
     }
 
+    /// Hands `payload` to a serving process of ours that already serves `selection` on this
+    /// compositor (one started with `reuseOwner`), if one listens: it makes a new source the
+    /// selection and confirms it before answering. Talks to no compositor and forks nothing, so a
+    /// caller can try it before asking the compositor anything. Returns the serving process's id,
+    /// or nil when none took the copy (nothing changed; payloads over 4 MiB are never handed).
+    public func handToResidentOwner(
+        _ payload: Payload, to selection: SelectionName = .clipboard, options: CopyOptions = CopyOptions()
+    ) -> Int32? {
+        CWLCalls.hand(payload, selection: selection, options: options, display: display, runtimeDir: runtimeDir)
+    }
+
     /// Reads `selection` as `target` (a MIME type; `UTF8_STRING`: the best text type offered;
     /// `TARGETS`: the offered types, one per line), keeping NUL bytes. Throws `.noContent` when
     /// the selection is empty or its owner does not offer the type.

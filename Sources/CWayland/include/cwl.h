@@ -145,6 +145,18 @@ cwl_status cwl_own(const cwl_own_options *options, const uint8_t *bytes, size_t 
                    cwl_error *err);
 
 /*
+ * cwl_hand: only the first step of cwl_own with reuse_owner: hand `bytes` (up to 4 MiB) to a
+ * serving process of ours that listens for this selection on this compositor (its socket name is
+ * known without talking to the compositor; see cwl_resident.c). That process has a data-control
+ * device on the compositor, makes a new source with the bytes the selection and confirms it as
+ * cwl_own does before answering. Returns CWL_OK with its id in *owner_pid, or CWL_NO_OWNER when
+ * none listens, it refused, or it did not confirm (nothing changed: call cwl_own, or ask the
+ * compositor first with cwl_probe). Never forks, never connects to the compositor.
+ */
+cwl_status cwl_hand(const cwl_own_options *options, const uint8_t *bytes, size_t len, pid_t *owner_pid,
+                    cwl_error *err);
+
+/*
  * cwl_paste: read the selection (or the primary selection) as `target`: "UTF8_STRING" takes
  * the best text type offered (text/plain;charset=utf-8, UTF8_STRING, text/plain, TEXT, STRING);
  * "TARGETS" gives the offered types, one per line; any other name is asked for as given.

@@ -95,7 +95,13 @@ struct OutputRouter {
             }
             options.lifetime = seconds
         }
-        try invocation.clipboard(policy: try ownerPolicy()).copy(payload, to: selection, options: options)
+        let policy = try ownerPolicy()
+        let (preference, _) = try BackendChoice.preference(invocation)
+        if !invocation.waylandEndpoint.handToResidentOwner(
+            payload, to: selection, options: options, preference: preference, policy: policy)
+        {
+            try invocation.clipboard(policy: policy).copy(payload, to: selection, options: options)
+        }
         let name = selection == .primary ? "PRIMARY" : "CLIPBOARD"
         if payload.isSecret {
             let clear = options.clearSecretAfter.map { "; cleared in \(formatNumber($0)) s" } ?? ""

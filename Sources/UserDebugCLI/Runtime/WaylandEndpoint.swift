@@ -32,4 +32,18 @@ struct WaylandEndpoint: Sendable {
             display: display, runtimeDir: runtimeDir, callerExitsSoon: policy.callerExitsSoon,
             reuseOwner: policy.reuseOwner, newOwner: policy.newOwner)
     }
+
+    /// Hands a copy to a serving process of ours on this compositor before the backend rule asks
+    /// the compositor anything (that connect, registry and round trip is most of a consecutive
+    /// copy's cost): such a process exists only where the rule chose Wayland with data-control
+    /// on this very compositor socket, and it confirms the new selection before answering. Only
+    /// under the rule's own conditions: `WAYLAND_DISPLAY` set, the preference not `x11`, and the
+    /// owner policy reusing owners without `--new-owner`. True: copied; false: apply the rule.
+    func handToResidentOwner(
+        _ payload: Payload, to selection: SelectionName, options: CopyOptions,
+        preference: ClipboardBackendPreference, policy: X11Clipboard.OwnerPolicy
+    ) -> Bool {
+        guard display != nil, preference != .x11, policy.reuseOwner, !policy.newOwner else { return false }
+        return clipboard(policy: policy).handToResidentOwner(payload, to: selection, options: options) != nil
+    }
 }
