@@ -246,6 +246,43 @@ final class NotificationBus: @unchecked Sendable {
         }
     }
 
+    /// The hotkey daemon's keys: a copy is told, and a key whose action fails (the store moved
+    /// away) is a critical notification, never silence; neither carries the token.
+    @Test func theDaemonsKeysNotifyTheirSuccessAndTheirFailure() throws {
+        try home.file("config/config.json", #"{"hotkeys": {"Super+Alt+I": "copy-id", "Super+Alt+T": "copy-token"}}"#)
+        try withBus { bus in
+            let runtime = home.root.appendingPathComponent("run")
+            try FileManager.default.createDirectory(
+                at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let environment = home.environment.merging(bus.environment) { $1 }
+                .merging(["XDG_RUNTIME_DIR": runtime.path]) { $1 }
+            let daemon = try DaemonRun(home: home, environment: environment)
+            defer { daemon.stop() }
+            try #require(daemon.waitFor("daemon: pid "), "\(daemon.text)")
+            let press = { (keys: String) in
+                _ = try Peer.read(["xdotool", "key", "--delay", "0", keys], environment: bus.x.environment, limit: 20)
+            }
+            func received() -> [(summary: String, body: String, message: String)] { (try? bus.received()) ?? [] }
+            try press("super+alt+i")
+            #expect(eventually { received().contains { $0.summary == "Copied user id usr_1" } }, "\(daemon.text)")
+            try press("super+alt+t")
+            #expect(
+                eventually { received().contains { $0.summary == "Copied the token (clears in 30 s)" } },
+                "\(daemon.text)")
+            let data = home.root.appendingPathComponent("data")
+            try FileManager.default.moveItem(at: data, to: home.root.appendingPathComponent("data.moved"))
+            try press("super+alt+i")
+            #expect(
+                eventually {
+                    received().contains { $0.summary.hasPrefix("No store yet at ") && $0.message.hasPrefix("CRITICAL") }
+                }, "\(received()) \(daemon.text)")
+            for notification in received() {
+                #expect(!"\(notification)".contains(Samples.canary))
+            }
+            #expect(daemon.exited() == nil, "a failing key does not end the daemon")
+        }
+    }
+
     @Test func withoutABusStderrAloneTellsAndNothingWaits() throws {
         let runtime = home.root.appendingPathComponent("runtime").path
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
