@@ -217,6 +217,22 @@ final class NotificationBus: @unchecked Sendable {
         }
     }
 
+    /// A config action whose title quotes the session's token: the success notification names
+    /// the action without the token, as the menu shows its title.
+    @Test func aTitleHoldingTheTokenIsNotifiedWithoutIt() throws {
+        try home.file(
+            "config/config.json",
+            #"{"actions": [{"id": "greet", "title": "Greet \#(Samples.canary)", "template": "hello"}]}"#)
+        try withBus { bus in
+            let result = try runAsHotkey(
+                ["run", "greet", "--to", "clipboard"], home: home, environment: bus.environment)
+            #expect(result.status == 0, "\(result)")
+            let received = try bus.received()
+            #expect(received.map(\.summary) == ["Copied “Greet [redacted]” hello"], "\(received)")
+            #expect(!"\(received)".contains(Samples.canary))
+        }
+    }
+
     @Test func neverSendsNoneAndATerminalOrAPipeIsNotAKey() throws {
         try withBus { bus in
             try home.file("config/config.json", #"{"notifications": "never"}"#)
