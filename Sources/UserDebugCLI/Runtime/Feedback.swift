@@ -164,13 +164,12 @@ enum NotificationText {
         text.prefix(1).uppercased() + text.dropFirst()
     }
 
-    /// One line without control characters (C0, DEL, C1), which a notification would show raw.
+    /// One line without the characters a terminal would not show as they are (C0, DEL, C1,
+    /// line separators, BiDi controls: `TerminalSafety`), which a notification would show raw.
     static func oneLine(_ text: String) -> String {
         String(
             String.UnicodeScalarView(
-                text.unicodeScalars.map { scalar in
-                    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) ? " " : scalar
-                }))
+                text.unicodeScalars.map { scalar in TerminalSafety.isUnsafe(scalar) ? " " : scalar }))
     }
 
     /// The body may be read as markup (`body-markup`): `&`, `<` and `>` escaped.
