@@ -16,6 +16,9 @@ import Testing
                 if self.path == "/me" and self.headers.get("Authorization") == "Bearer " + sys.argv[1]:
                     body = json.dumps({"id": "usr_1", "plan": "pro", "accessToken": "srv-secret-77", "Weird Key": 1}).encode()
                     self.send_response(200)
+                elif self.path == "/keyed":
+                    body = json.dumps({sys.argv[1]: "active", "plan": "pro"}).encode()
+                    self.send_response(200)
                 else:
                     body = b'{"error": "no"}'
                     self.send_response(500 if self.path == "/fail" else 401)
@@ -82,6 +85,17 @@ import Testing
         #expect(try home.ok(["run", "backend.field.plan"]).out == "pro\n")
         let body = try home.ok(["run", "backend.body"]).out
         #expect(body.contains("\"plan\"") && !body.contains("srv-secret-77"))
+    }
+
+    /// An answer whose member is named by the session's token (a map of sessions): no action
+    /// id carries the token, so neither the menu, rofi's rows nor a trace show it.
+    @Test func aMemberNamedByTheTokenGetsNoAction() throws {
+        let (result, section) = try menu(path: "/keyed")
+        let children = try #require(section["children"] as? [[String: Any]], "\(section)")
+        #expect(children.compactMap { $0["id"] as? String } == ["backend.body", "backend.field.plan"])
+        #expect(!result.out.contains(Samples.canary))
+        #expect(!(try home.ok(["menu"]).out.contains(Samples.canary)))
+        #expect(!(try home.ok(["rofi"]).out.contains(Samples.canary)))
     }
 
     @Test func anErrorStatusShowsAsAFailedEntry() throws {

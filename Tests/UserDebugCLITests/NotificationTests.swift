@@ -217,6 +217,38 @@ final class NotificationBus: @unchecked Sendable {
         }
     }
 
+    /// A config action whose title quotes the session's token: the success notification names
+    /// the action without the token, as the menu shows its title.
+    @Test func aTitleHoldingTheTokenIsNotifiedWithoutIt() throws {
+        try home.file(
+            "config/config.json",
+            #"{"actions": [{"id": "greet", "title": "Greet \#(Samples.canary)", "template": "hello"}]}"#)
+        try withBus { bus in
+            let result = try runAsHotkey(
+                ["run", "greet", "--to", "clipboard"], home: home, environment: bus.environment)
+            #expect(result.status == 0, "\(result)")
+            let received = try bus.received()
+            #expect(received.map(\.summary) == ["Copied “Greet [redacted]” hello"], "\(received)")
+            #expect(!"\(received)".contains(Samples.canary))
+        }
+    }
+
+    /// A recorded user name with a line separator and a BiDi override: the one-line summary
+    /// shows neither (a notification would break the line or reverse the text after it).
+    @Test func aNameWithLayoutControlsStaysOneReadableLine() throws {
+        let hostile = try UserDebugHome()
+        try hostile.ok(
+            ["session", "import", "-"],
+            stdin: Samples.session.replacingOccurrences(of: "Zoë", with: #"Zoë\u2028\u202Eevil\u2066"#))
+        try withBus { bus in
+            let result = try runAsHotkey(
+                ["run", "copy-name", "--to", "clipboard"], home: hostile, environment: bus.environment)
+            #expect(result.status == 0, "\(result)")
+            let received = try bus.received()
+            #expect(received.map(\.summary) == ["Copied user name Zoë  evil"], "\(received)")
+        }
+    }
+
     @Test func neverSendsNoneAndATerminalOrAPipeIsNotAKey() throws {
         try withBus { bus in
             try home.file("config/config.json", #"{"notifications": "never"}"#)

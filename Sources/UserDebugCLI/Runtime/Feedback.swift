@@ -103,7 +103,7 @@ enum NotificationText {
         switch outcome {
         case .delivered(let delivery):
             let verb = delivery.selections.isEmpty ? "Wrote" : "Copied"
-            let summary = "\(verb) \(noun(delivery)) \(detail(delivery, token: token))"
+            let summary = "\(verb) \(noun(delivery, token: token)) \(detail(delivery, token: token))"
             let place = delivery.selections.isEmpty ? "standard output" : delivery.selections.joined(separator: " and ")
             return DesktopNotification(
                 summary: oneLine(summary.trimmingTrailingSpaces), body: markupEscaped("to \(place)"),
@@ -117,13 +117,14 @@ enum NotificationText {
         }
     }
 
-    /// "user id", "the token", … for the built-in actions, the quoted title otherwise.
-    private static func noun(_ delivery: Delivery) -> String {
+    /// "user id", "the token", … for the built-in actions, the quoted title otherwise (a config
+    /// title can quote the token, even under --reveal: the notification never shows it).
+    private static func noun(_ delivery: Delivery, token: String?) -> String {
         let known = [
             "copy-id": "user id", "copy-name": "user name", "dump-json": "the user as JSON", "copy-token": "the token",
             "print-response": "the last response", "print-login-response": "the last login response",
         ]
-        return known[delivery.actionID] ?? "“\(oneLine(SecretPayloads.redacted(delivery.title, token: nil)))”"
+        return known[delivery.actionID] ?? "“\(oneLine(SecretPayloads.redacted(delivery.title, token: token)))”"
     }
 
     /// The value itself when it is short, one line and no secret; else its size, or when a
@@ -163,13 +164,12 @@ enum NotificationText {
         text.prefix(1).uppercased() + text.dropFirst()
     }
 
-    /// One line without control characters (C0, DEL, C1), which a notification would show raw.
+    /// One line without the characters a terminal would not show as they are (C0, DEL, C1,
+    /// line separators, BiDi controls: `TerminalSafety`), which a notification would show raw.
     static func oneLine(_ text: String) -> String {
         String(
             String.UnicodeScalarView(
-                text.unicodeScalars.map { scalar in
-                    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) ? " " : scalar
-                }))
+                text.unicodeScalars.map { scalar in TerminalSafety.isUnsafe(scalar) ? " " : scalar }))
     }
 
     /// The body may be read as markup (`body-markup`): `&`, `<` and `>` escaped.

@@ -133,8 +133,12 @@ public struct BackendProvider: DebugActionProvider {
         for member in object.members.prefix(maxFieldActions) {
             let key = member.key.lowercased()
             // Keys that are not id-shaped, or collide once lowercased, get no action: `run` needs
-            // one unambiguous id per action.
-            guard let value = member.value.scalarText, ConfigAction.isWellFormed(key), used.insert(key).inserted else {
+            // one unambiguous id per action. Nor does a key that is a secret (the token, a JWT):
+            // ids are shown as they are (menu, rofi's rows, --trace).
+            guard let value = member.value.scalarText, ConfigAction.isWellFormed(key),
+                !SecretPayloads.looksSecret(Array(member.key.utf8), token: context.session.token),
+                used.insert(key).inserted
+            else {
                 continue
             }
             // Named like a secret, or holding the token or a JWT under any name: the answer is
