@@ -24,6 +24,7 @@ packages=(
   dunst libnotify-bin                         # a real notification daemon (dunstctl history) and notify-send
   x11-apps imagemagick fonts-dejavu-core      # xwd + convert for the popup screenshot; a font for Xft
   sway xwayland weston wl-clipboard foot      # headless compositors, XWayland, and the Wayland peers (wl-copy/wl-paste)
+  wtype libbemenu-wayland                     # Wayland key presses (virtual keyboard) for the launcher tests; bemenu on Wayland
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(hyperfine linux-perf)  # perf: Scripts/bench.sh profile

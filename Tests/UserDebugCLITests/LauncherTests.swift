@@ -130,6 +130,29 @@ import Testing
         try home.file("config/config.json", #"{"menu": {"launcher": 7}}"#)
         #expect(try home.run(["menu", "--dmenu"]).status == 78)
     }
+
+    /// With no launcher named, the first installed one is used: on Wayland (WAYLAND_DISPLAY set)
+    /// fuzzel, wofi, bemenu before dmenu and rofi; on X11 dmenu first. Each stand-in launcher
+    /// prints its own name, which runs no action, so the message names the one that ran.
+    @Test func autoDetectionPrefersTheWaylandLaunchersOnWayland() throws {
+        let bin = home.root.appendingPathComponent("bin").path
+        for name in ["dmenu", "rofi", "fuzzel", "wofi", "bemenu"] {
+            let path = try home.file("bin/" + name, "#!/bin/sh\necho \(name)\n")
+            chmod(path, 0o755)
+        }
+        func ran(wayland: String?) throws -> String {
+            let result = try home.run(
+                ["menu", "--dmenu"], extraEnvironment: ["PATH": bin, "WAYLAND_DISPLAY": wayland ?? ""])
+            #expect(result.status == 1, "\(result)")
+            return result.err
+        }
+        #expect(try ran(wayland: "wayland-1").contains("'fuzzel' runs no action"))
+        #expect(try ran(wayland: nil).contains("'dmenu' runs no action"))
+        try FileManager.default.removeItem(atPath: bin + "/fuzzel")
+        #expect(try ran(wayland: "wayland-1").contains("'wofi' runs no action"))
+        try FileManager.default.removeItem(atPath: bin + "/wofi")
+        #expect(try ran(wayland: "/run/user/0/wayland-0").contains("'bemenu' runs no action"))
+    }
 }
 
 /// The hotkey recipes in config/hotkeys name the clipboard on every action: a hotkey tool's
