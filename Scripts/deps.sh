@@ -14,6 +14,7 @@ packages=(
   cinnamon-settings-daemon dbus-daemon        # csd-clipboard: a real clipboard manager (SAVE_TARGETS)
   python3 python3-venv curl dash              # test helpers, echo server, shell-safety checks
   python3-brotli zstd                         # br and zstd answers from the echo server, and the leak search
+  nodejs jq                                   # the README login recipes run by LoginRecipeTests (Node; jq in the shell one)
   zsh fish groff-base                         # completion syntax checks, man page rendering
   strace                                      # which files the hotkey path opens (HotPathCacheTests)
   libxft-dev libfontconfig-dev libxrandr-dev libxinerama-dev # the popup menu (static libs for -static-executable)

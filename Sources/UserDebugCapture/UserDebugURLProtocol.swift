@@ -7,7 +7,7 @@
     #else
         public import Foundation
     #endif
-    import UserDebugKit
+    public import UserDebugKit
 
     /// A URL loading hook that records every HTTP response an app's `URLSession` receives into the
     /// userdebug store, so `userdebug print-response`, `export curl`, `export har` see them.
@@ -154,7 +154,10 @@
 
         /// Starts recording into the store at `storePath` (default: the store the `userdebug` tool
         /// uses, from XDG variables or `USERDEBUG_HOME`) under the session named `session` (default:
-        /// the current one at the time of each response). `onError` hears about failed recordings
+        /// the current one at the time of each response). The `login` rules of the tool's config
+        /// file apply: a response they match records the session from its body and makes it
+        /// current (see `LoginRule`); a config file that cannot be read is reported to `onError`
+        /// and no rule applies. `onError` hears about failed recordings
         /// (no session yet, store locked past its timeout); by default they are ignored, because a
         /// debug hook must never break the app's networking.
         public static func start(
@@ -162,15 +165,32 @@
             session: String? = nil,
             onError: (@Sendable (any Error) -> Void)? = nil
         ) {
+            var rules: [LoginRule] = []
+            do {
+                rules = try Config.load(path: UserDebugPaths.fromProcessEnvironment().configFile).login
+            } catch {
+                onError?(error)
+            }
+            start(storePath: storePath, session: session, loginRules: rules, onError: onError)
+        }
+
+        /// Starts recording as `start(storePath:session:onError:)` does, with `loginRules` instead
+        /// of the config file's `login` rules (an empty array: no response is a login).
+        public static func start(
+            storePath: String?,
+            session: String?,
+            loginRules: [LoginRule],
+            onError: (@Sendable (any Error) -> Void)?
+        ) {
             state.configure(
                 path: storePath ?? UserDebugPaths.fromProcessEnvironment().databasePath, session: session,
-                onError: onError)
+                onError: onError, loginRules: loginRules)
         }
 
         /// Stops recording: no request is hooked from now on, and a response still in flight
         /// reaches the app as usual but is not recorded.
         public static func stop() {
-            state.configure(path: nil, session: nil, onError: nil)
+            state.configure(path: nil, session: nil, onError: nil, loginRules: [])
         }
 
         /// Whether `start` was called (and `stop` was not since).
@@ -188,7 +208,13 @@
             guard let path else { return }
             do {
                 let store = try SessionStore.open(path: path, mode: .readWrite)
-                try store.record(response, session: session)
+                var target = session
+                // A login (by the config's `login` rules) becomes the current session first, and
+                // its response is recorded under it.
+                for (_, outcome) in LoginRule.logins(in: [response], rules: state.loginRules, name: session) {
+                    target = try store.saveLogin(try outcome.get()).name
+                }
+                try store.record(response, session: target)
             } catch {
                 onError?(error)
             }
@@ -201,14 +227,20 @@
         private var path: String?
         private var session: String?
         private var onError: (@Sendable (any Error) -> Void)?
+        private var rules: [LoginRule] = []
 
-        func configure(path: String?, session: String?, onError: (@Sendable (any Error) -> Void)?) {
+        func configure(
+            path: String?, session: String?, onError: (@Sendable (any Error) -> Void)?, loginRules: [LoginRule]
+        ) {
             lock.withLock {
                 self.path = path
                 self.session = session
                 self.onError = onError
+                self.rules = loginRules
             }
         }
+
+        var loginRules: [LoginRule] { lock.withLock { rules } }
 
         var current: (path: String?, session: String?, onError: (@Sendable (any Error) -> Void)?) {
             lock.withLock { (path, session, onError) }

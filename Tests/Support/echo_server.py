@@ -17,6 +17,9 @@ What it answers depends on the path:
     /redirect?to=P   302 to P
     /bytes           200, a binary body with NUL bytes
     /chunked         200, a chunked body
+    /v1/login        POST: 200 {"user": {"id": "usr_<username>", "name", "email"}, "token":
+                     LOGIN_TOKEN}, the username from the JSON (or form) body, "lena" without
+                     one; a password "wrong" gets 401 {"error": "bad credentials"}
     /encoded/NAME    200, a JSON body holding SERVER_SECRET (an access_token) and the request's
                      Authorization value, sent with a Content-Encoding (see ENCODINGS): gzip,
                      x-gzip, deflate (zlib), raw-deflate (labelled deflate, as browsers accept),
@@ -38,6 +41,7 @@ from urllib.parse import parse_qs, urlsplit
 
 LOCK = threading.Lock()
 SERVER_SECRET = "srv-canary-5e1d9b-body"
+LOGIN_TOKEN = "tok-login-canary-83c1f0"
 
 
 def raw_deflate(data: bytes) -> bytes:
@@ -112,6 +116,8 @@ class Handler(BaseHTTPRequestHandler):
             plain = {"access_token": SERVER_SECRET, "user": "usr_42", "seen": self.headers.get("Authorization", "")}
             body = encode(json.dumps(plain).encode())
             self.answer(200, body, "application/json", extra=[("Content-Encoding", coding)])
+        elif parts.path == "/v1/login" and self.command == "POST":
+            self.login(body)
         elif parts.path == "/chunked":
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
@@ -123,6 +129,19 @@ class Handler(BaseHTTPRequestHandler):
         else:
             echo = json.dumps(record).encode()
             self.answer(200, echo, "application/json", extra=[("Set-Cookie", "sid=abc123; Path=/")])
+
+    def login(self, body: bytes):
+        try:
+            credentials = json.loads(body or b"{}")
+        except ValueError:
+            credentials = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
+        if credentials.get("password") == "wrong":
+            self.answer(401, b'{"error": "bad credentials"}', "application/json")
+            return
+        username = credentials.get("username") or "lena"
+        user = {"id": "usr_" + username, "name": username.title() + " Login", "email": username + "@example.test"}
+        answer = {"user": user, "token": LOGIN_TOKEN, "expires_in": 3600}
+        self.answer(200, json.dumps(answer).encode(), "application/json", extra=[("Cache-Control", "no-store")])
 
     def answer(self, status, body, content_type, extra=()):
         self.send_response(status)

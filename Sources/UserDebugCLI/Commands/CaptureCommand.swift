@@ -40,8 +40,10 @@ enum CaptureCommand {
         guard let program = arguments.first, program == "curl" || program.hasSuffix("/curl") else {
             throw CommandError(.usage, "expected 'capture -- curl ARGS…'")
         }
-        // Fail before running anything when there is no session to record into.
-        let session = try invocation.session()
+        // Fail before running anything when there is no session to record into (unless a login
+        // rule may make one from what curl gets).
+        let rules = try LoginRecording.rules(invocation)
+        let session = try LoginRecording.sessionIfAny(invocation, rules: rules)
         guard let executable = findExecutable(program, path: invocation.environment["PATH"]) else {
             throw CommandError(.unavailable, "\(program) not found on PATH")
         }
@@ -81,9 +83,12 @@ enum CaptureCommand {
                 }
             }
             if !responses.isEmpty {
-                let ids = try invocation.storeForWriting().record(responses, session: session.name)
+                let login = try LoginRecording.apply(responses, rules: rules, invocation: invocation)
+                guard let target = login?.session.name ?? session?.name else { throw StoreError.noCurrentSession }
+                let ids = try invocation.storeForWriting().record(responses, session: target)
                 let what = zip(ids, responses).map { "\($0.0) (\($0.1.request.method) → \($0.1.status))" }
                 invocation.diagnostics.notice("recorded response \(what.joined(separator: ", "))")
+                if let login { LoginRecording.report(login, responseID: ids[login.index], invocation: invocation) }
             }
             if responses.isEmpty {
                 invocation.diagnostics.notice("nothing recorded: curl got no response")
@@ -116,7 +121,7 @@ enum CaptureCommand {
 
     /// Refuses the whole capture (exit 65) when a header curl sent or received holds a control
     /// character (`HeaderField`), naming the exchange by its redacted URL and the header.
-    static func refuseControlCharacters(_ responses: [BackendResponse], invocation: Invocation, session: Session)
+    static func refuseControlCharacters(_ responses: [BackendResponse], invocation: Invocation, session: Session?)
         throws
     {
         for (index, response) in responses.enumerated() {

@@ -36,45 +36,88 @@ enum ImportCommands {
     ) { invocation in
         let (fd, source) = try InputReader.openInput(invocation.arguments.positionals.first, limit: sizeLimit)
         defer { if fd != 0 { close(fd) } }
-        let session = try invocation.session()
-        let redactor = try invocation.redactor(for: session)
-        let tags = invocation.arguments.all("tag")
+        let rules = try LoginRecording.rules(invocation)
+        let session = try LoginRecording.sessionIfAny(invocation, rules: rules)
+        var reading = Reading(
+            fd: fd, source: source, tags: invocation.arguments.all("tag"),
+            redactor: try invocation.redactor(for: session), invocation: invocation)
+        var ids: [Int64]
+        // Login responses (few and small) are kept to find the session in once the file is read.
+        var candidates: [(response: BackendResponse, ordinal: Int)] = []
+        var login: LoginRecording.Found?
+        if let session {
+            ids = try explainingFailures(of: source) {
+                // One transaction: each entry is recorded as soon as it is read, and any error
+                // anywhere in the file rolls all of them back.
+                try invocation.storeForWriting().recordEach(session: session.name) { record in
+                    try reading.entries { response in
+                        let id = try record(response)
+                        if rules.contains(where: { $0.matches(response.request) }) {
+                            candidates.append((response, Int(id)))
+                        }
+                    }
+                }
+            }
+            login = try LoginRecording.apply(candidates.map(\.response), rules: rules, invocation: invocation)
+        } else {
+            // No session to record into yet: the entries wait in memory for the login among them.
+            var held: [BackendResponse] = []
+            try explainingFailures(of: source) { try reading.entries { held.append($0) } }
+            login = try LoginRecording.apply(held, rules: rules, invocation: invocation)
+            guard let login else { throw StoreError.noCurrentSession }
+            ids = try invocation.storeForWriting().record(held, session: login.session.name)
+            candidates = zip(held, ids).map { ($0.0, Int($0.1)) }
+        }
+        var summary = "imported \(ids.count) of \(reading.entryCount) entries from \(source)"
+        if !reading.skipped.isEmpty { summary += "; skipped \(reading.skipped.count) (listed above)" }
+        if reading.bodiesMissing > 0 { summary += "; \(reading.bodiesMissing) responses had no body in the file" }
+        invocation.diagnostics.notice(summary)
+        if let login {
+            LoginRecording.report(login, responseID: Int64(candidates[login.index].ordinal), invocation: invocation)
+        }
+        try writeAll(Array(ids.map { "\($0)\n" }.joined().utf8), to: 1, name: "standard output")
+    }
+
+    /// One pass over a HAR file: hands each response on (with the `--tag`s added), lists the
+    /// skipped entries on stderr, and refuses a file with nothing to import.
+    struct Reading {
+        let fd: Int32
+        let source: String
+        let tags: [String]
+        let redactor: Redactor?
+        let invocation: Invocation
         var entryCount = 0
         var skipped: [HARImport.Skipped] = []
         var bodiesMissing = 0
-        let ids = try explainingFailures(of: source) {
-            // One transaction: each entry is recorded as soon as it is read, and any error
-            // anywhere in the file rolls all of them back.
-            try invocation.storeForWriting().recordEach(session: session.name) { record in
-                var recorded = 0
-                entryCount = try HARStream.read(FileDescriptor(fd), limit: sizeLimit) { _, entry in
-                    switch entry {
-                    case .response(var response, let bodyMissing):
-                        for tag in tags where !response.tags.contains(tag) { response.tags.append(tag) }
-                        _ = try record(response)
-                        recorded += 1
-                        if bodyMissing { bodiesMissing += 1 }
-                    case .skipped(let entry):
-                        skipped.append(entry)
-                    }
-                }
-                for entry in skipped {
-                    var url = redactor?.redactURL(entry.url) ?? entry.url
-                    if url.count > 80 { url = String(url.prefix(77)) + "…" }
-                    invocation.diagnostics.notice(
-                        "skipped entry \(entry.index) (\(entry.method) \(url)): \(entry.reason)")
-                }
-                guard recorded > 0 else {
-                    throw CommandError(
-                        .dataError, "\(source): nothing to import (\(entryCount) entries, \(skipped.count) skipped)")
+
+        mutating func entries(_ take: (BackendResponse) throws -> Void) throws {
+            var recorded = 0
+            var skipped: [HARImport.Skipped] = []
+            var bodiesMissing = 0
+            let tags = self.tags
+            entryCount = try HARStream.read(FileDescriptor(fd), limit: sizeLimit) { _, entry in
+                switch entry {
+                case .response(var response, let bodyMissing):
+                    for tag in tags where !response.tags.contains(tag) { response.tags.append(tag) }
+                    try take(response)
+                    recorded += 1
+                    if bodyMissing { bodiesMissing += 1 }
+                case .skipped(let entry):
+                    skipped.append(entry)
                 }
             }
+            self.skipped = skipped
+            self.bodiesMissing = bodiesMissing
+            for entry in skipped {
+                var url = redactor?.redactURL(entry.url) ?? entry.url
+                if url.count > 80 { url = String(url.prefix(77)) + "…" }
+                invocation.diagnostics.notice("skipped entry \(entry.index) (\(entry.method) \(url)): \(entry.reason)")
+            }
+            guard recorded > 0 else {
+                throw CommandError(
+                    .dataError, "\(source): nothing to import (\(entryCount) entries, \(skipped.count) skipped)")
+            }
         }
-        var summary = "imported \(ids.count) of \(entryCount) entries from \(source)"
-        if !skipped.isEmpty { summary += "; skipped \(skipped.count) (listed above)" }
-        if bodiesMissing > 0 { summary += "; \(bodiesMissing) responses had no body in the file" }
-        invocation.diagnostics.notice(summary)
-        try writeAll(Array(ids.map { "\($0)\n" }.joined().utf8), to: 1, name: "standard output")
     }
 
     /// Runs `body`, turning the reader's errors into messages that name the input: syntax

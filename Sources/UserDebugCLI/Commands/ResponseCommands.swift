@@ -45,7 +45,10 @@ enum ResponseCommands {
                     .dataError, "\(source)\(prefix.isEmpty ? "" : " element \(prefix)"): \(error.description)")
             }
         }
-        let ids = try invocation.storeForWriting().record(responses, session: invocation.arguments.value("session"))
+        let login = try LoginRecording.apply(responses, rules: LoginRecording.rules(invocation), invocation: invocation)
+        let target = login?.session.name ?? invocation.arguments.value("session")
+        let ids = try invocation.storeForWriting().record(responses, session: target)
+        if let login { LoginRecording.report(login, responseID: ids[login.index], invocation: invocation) }
         try writeAll(Array(ids.map { "\($0)\n" }.joined().utf8), to: 1, name: "standard output")
     }
 

@@ -140,7 +140,7 @@ extension Config {
         }
     }
 
-    private static func requiredText(_ object: JSONObject, _ name: String, at key: String, _ reader: ConfigReader)
+    static func requiredText(_ object: JSONObject, _ name: String, at key: String, _ reader: ConfigReader)
         throws(ConfigError) -> String
     {
         guard let text = try optionalText(object, name, at: key, reader) else {
@@ -149,7 +149,7 @@ extension Config {
         return text
     }
 
-    private static func optionalText(_ object: JSONObject, _ name: String, at key: String, _ reader: ConfigReader)
+    static func optionalText(_ object: JSONObject, _ name: String, at key: String, _ reader: ConfigReader)
         throws(ConfigError) -> String?
     {
         guard let value = object[name] else { return nil }

@@ -56,6 +56,7 @@ extension Config {
         ("notifications", readNotifications),
         ("menu", readMenu),
         ("hotkeys", readHotkeys),
+        ("login", readLogin),
     ]
 
     private static func readRetention(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader)

@@ -83,6 +83,8 @@ public struct Config: Sendable, Equatable {
     public var hotkeys: [HotkeyBinding] = []
     /// The `menu.popup` section: the popup menu's theme, font and colours.
     public var popup = Popup()
+    /// The `login` section: which responses are logins that record the session (none by default).
+    public var login: [LoginRule] = []
 
     /// A configuration; every part defaults.
     public init(

@@ -1,0 +1,69 @@
+import UserDebugKit
+
+/// The config's `login` rules applied wherever responses come in (`capture`, `response record`,
+/// `response import`): the last login among the responses is saved as a session and made
+/// current, with one stderr line naming the session and the response; the token is never shown.
+enum LoginRecording {
+    /// A login that was saved: the session as stored, and which response it came from.
+    struct Found {
+        var session: Session
+        var index: Int
+        var method: String
+        var path: String
+        var status: Int
+    }
+
+    /// The rules from the config (none without a `login` section).
+    static func rules(_ invocation: Invocation) throws -> [LoginRule] {
+        try invocation.config().login
+    }
+
+    /// The session to record under: `--session NAME` or the current one; nil when there is none
+    /// yet and a login rule may make one (`rules` not empty), else the error as before.
+    static func sessionIfAny(_ invocation: Invocation, rules: [LoginRule]) throws -> Session? {
+        do {
+            return try invocation.session()
+        } catch let error as StoreError where !rules.isEmpty {
+            switch error {
+            case .noCurrentSession, .noSuchSession, .missing: return nil
+            default: throw error
+            }
+        }
+    }
+
+    /// Saves the last login among `responses` (found by `rules`) and makes it current; reports
+    /// the matching responses whose body held no usable login. Nil when there was none.
+    static func apply(_ responses: [BackendResponse], rules: [LoginRule], invocation: Invocation) throws -> Found? {
+        var last: (index: Int, login: LoginRule.Login)?
+        let name = invocation.arguments.value("session")
+        for (index, outcome) in LoginRule.logins(in: responses, rules: rules, name: name) {
+            switch outcome {
+            case .success(let login):
+                last = (index, login)
+            case .failure(let error):
+                invocation.diagnostics.notice(
+                    "login rule matched \(describe(responses[index])) but found no session in it: \(error)")
+            }
+        }
+        guard let last else { return nil }
+        let saved = try invocation.storeForWriting().saveLogin(last.login)
+        let response = responses[last.index]
+        return Found(
+            session: saved, index: last.index, method: response.request.method,
+            path: LoginRule.path(of: response.request.url), status: response.status)
+    }
+
+    /// `recorded session 'usr_1@api.example' (user usr_1) from response 12 (POST /v1/login → 200);
+    /// it is now current`: the path without the query, which may hold secrets.
+    static func report(_ found: Found, responseID: Int64?, invocation: Invocation) {
+        let from = responseID.map { "response \($0)" } ?? "the response"
+        let token = found.session.token == nil ? ", no token found" : ""
+        invocation.diagnostics.notice(
+            "recorded session '\(found.session.name)' (user \(found.session.user.identifier)\(token)) from \(from) "
+                + "(\(found.method) \(found.path) → \(found.status))")
+    }
+
+    private static func describe(_ response: BackendResponse) -> String {
+        "\(response.request.method) \(LoginRule.path(of: response.request.url)) → \(response.status)"
+    }
+}
