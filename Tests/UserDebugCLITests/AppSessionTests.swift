@@ -29,10 +29,12 @@ import Testing
         #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_fixture\n")
         #expect(try home.ok(["copy-token", "--to", "stdout", "--reveal"]).out == LoginRuleCLITests.token + "\n")
         let shown = try home.ok(["session", "show"]).out
-        #expect(shown.contains(#""baseURL": "\#(server.baseURL)""#) && shown.contains("fixture@example.test"), "\(shown)")
+        #expect(
+            shown.contains(#""baseURL": "\#(server.baseURL)""#) && shown.contains("fixture@example.test"), "\(shown)")
 
         let logout = try runTool(app, ["logout"], environment: home.environment)
-        #expect(logout.status == 0 && logout.out.contains("userdebug session ended: usr_fixture@127.0.0.1"), "\(logout)")
+        #expect(
+            logout.status == 0 && logout.out.contains("userdebug session ended: usr_fixture@127.0.0.1"), "\(logout)")
         let after = try home.run(["copy-id", "--to", "stdout"])
         #expect(after.status == 66 && after.err.contains("no current session"), "\(after)")
     }

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import TestSupport
+import Testing
 
 /// A new user's first five minutes, end to end: install from a fresh copy of the repository into
 /// a temporary prefix with `Scripts/install.sh` (which builds), capture a login with `capture --
@@ -48,7 +47,10 @@ import TestSupport
         defer { server.stop() }
         let capture = try runTool(
             userdebug,
-            ["capture", "--", "curl", "-s", "-d", #"{"username": "newuser", "password": "pw"}"#, server.baseURL + "/v1/login"],
+            [
+                "capture", "--", "curl", "-s", "-d", #"{"username": "newuser", "password": "pw"}"#,
+                server.baseURL + "/v1/login",
+            ],
             environment: home.environment)
         #expect(capture.status == 0, "\(capture)")
         #expect(capture.err.contains("recorded session 'usr_newuser@127.0.0.1'"), "\(capture)")
@@ -64,7 +66,8 @@ import TestSupport
         environment["DISPLAY"] = x.display
         let rc = try home.file("sxhkdrc", "super + alt + i\n  \(userdebug) copy-id --to clipboard\n")
         let out = home.root.appendingPathComponent("sxhkd.out").path
-        let setOld = try Peer.own(["xclip", "-selection", "clipboard"], input: Array("old".utf8), environment: environment)
+        let setOld = try Peer.own(
+            ["xclip", "-selection", "clipboard"], input: Array("old".utf8), environment: environment)
         #expect(setOld == 0)
         let sxhkd = try Spawned.start(
             ["/bin/sh", "-c", "exec sxhkd -c \"$1\" >\"$2\" 2>\"$2.err\"", "sh", rc, out], environment: environment)
@@ -76,13 +79,17 @@ import TestSupport
         let copied = eventually(timeout: 60) {
             _ = try? Peer.read(["xdotool", "key", "super+alt+i"], environment: environment, limit: 5)
             let settled = eventually(timeout: 2) {
-                pasted = (try? Peer.read(["xclip", "-o", "-selection", "clipboard"], environment: environment, limit: 5))
+                pasted =
+                    (try? Peer.read(["xclip", "-o", "-selection", "clipboard"], environment: environment, limit: 5))
                     .map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
                 return pasted == "usr_newuser"
             }
             return settled
         }
-        #expect(copied, "the clipboard holds \"\(pasted)\"; sxhkd: \(String(decoding: readWholeFile(out + ".err") ?? [], as: UTF8.self))")
+        #expect(
+            copied,
+            "the clipboard holds \"\(pasted)\"; sxhkd: \(String(decoding: readWholeFile(out + ".err") ?? [], as: UTF8.self))"
+        )
         #expect(readWholeFile(out)?.isEmpty ?? true, "the id went to sxhkd's stdout, not (only) the clipboard")
     }
 }

@@ -47,7 +47,8 @@ import Testing
         #expect(!result.out.contains(LoginRuleCLITests.token), "recipe \(recipe) printed the token")
         #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_ada\n", "recipe \(recipe)")
         #expect(
-            try home.ok(["copy-token", "--to", "stdout", "--reveal"]).out == LoginRuleCLITests.token + "\n", "recipe \(recipe)")
+            try home.ok(["copy-token", "--to", "stdout", "--reveal"]).out == LoginRuleCLITests.token + "\n",
+            "recipe \(recipe)")
     }
 
     @Test func readmeHasEveryRecipe() throws {

@@ -130,7 +130,8 @@ import Testing
 
         // A HAR without a login and no session: refused, nothing recorded.
         let none = try Self.home()
-        let refused = try none.run(["response", "import", "-"], stdin: try Self.har([("GET", "https://x.test/a", 200, "{}")]))
+        let refused = try none.run(
+            ["response", "import", "-"], stdin: try Self.har([("GET", "https://x.test/a", 200, "{}")]))
         #expect(refused.status == 66 && refused.err.contains("no current session"), "\(refused)")
     }
 

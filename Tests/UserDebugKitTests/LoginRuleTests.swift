@@ -44,7 +44,10 @@ import Testing
         (#"{"login": [{"match": "POST"}]}"#, "config.json:1:22: login[0].match: expected \"METHOD /path\""),
         (#"{"login": [{"mtch": "POST /x"}]}"#, "config.json:1:13: login[0].mtch: unknown key \"mtch\""),
         (#"{"login": [{"match": "POST /x", "user": "user"}]}"#, "login[0].user: \"user\": a JSON path starts with"),
-        (#"{"login": [{"match": "POST /x", "token": ["$.a[x]"]}]}"#, "login[0].token[0]: \"$.a[x]\": expected an index"),
+        (
+            #"{"login": [{"match": "POST /x", "token": ["$.a[x]"]}]}"#,
+            "login[0].token[0]: \"$.a[x]\": expected an index"
+        ),
         (#"{"login": [{"match": "POST /x", "user": 3}]}"#, "login[0].user: expected a JSON path"),
         (#"{"login": [{"match": "POST /x", "session": "-x"}]}"#, "login[0].session: the session name must not start"),
         (#"{"login": [{"match": "POST /x", "baseURL": "ftp://x"}]}"#, "login[0].baseURL: not an absolute http(s) URL"),
@@ -82,7 +85,8 @@ import Testing
             (#"{"user": {"id": "u-5"}, "data": {"access_token": "t5"}}"#, "u-5", "t5"),
         ]
         for (body, identifier, token) in bodies {
-            let login = try #require(try rule.login(from: Self.response("POST", "https://api.example:8443/login", body: body), name: nil))
+            let login = try #require(
+                try rule.login(from: Self.response("POST", "https://api.example:8443/login", body: body), name: nil))
             #expect(login.session.user.identifier == identifier, "\(body)")
             #expect(login.session.token == token, "\(body)")
             #expect(login.session.name == "\(identifier)@api.example")
@@ -130,7 +134,8 @@ import Testing
             Session(name: "staging", user: User(identifier: "old"), baseURL: "https://api.x/v1", environment: "stg"),
             makeCurrent: false)
         let saved = try store.saveLogin(
-            LoginRule.Login(session: Session(name: "staging", user: User(identifier: "new"), token: "t"), origin: "https://api.x"))
+            LoginRule.Login(
+                session: Session(name: "staging", user: User(identifier: "new"), token: "t"), origin: "https://api.x"))
         #expect(saved.baseURL == "https://api.x/v1" && saved.environment == "stg")
         #expect(try store.currentSessionName() == "staging")
         let fresh = try store.saveLogin(

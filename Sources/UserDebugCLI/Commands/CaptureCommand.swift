@@ -30,7 +30,9 @@ enum CaptureCommand {
             compressed one kept as received. With -v, --verbose, --trace or --trace-ascii curl
             runs untouched and nothing is recorded. The trace file (0600, in the state
             directory) is deleted afterwards. A line on stderr says what was recorded (not with
-            --quiet).
+            --quiet). A login the config's "login" rules match (e.g. POST /v1/login) records the
+            session from its body and makes it current, and the exchange is recorded under it;
+            with such a rule, no session is needed beforehand.
             Example: userdebug capture --tag login -- curl -s -d @login.json "$API/login"
             """,
         options: [.value("tag", "TAG", repeatable: true, "Tag every recorded response.")],
@@ -83,12 +85,7 @@ enum CaptureCommand {
                 }
             }
             if !responses.isEmpty {
-                let login = try LoginRecording.apply(responses, rules: rules, invocation: invocation)
-                guard let target = login?.session.name ?? session?.name else { throw StoreError.noCurrentSession }
-                let ids = try invocation.storeForWriting().record(responses, session: target)
-                let what = zip(ids, responses).map { "\($0.0) (\($0.1.request.method) → \($0.1.status))" }
-                invocation.diagnostics.notice("recorded response \(what.joined(separator: ", "))")
-                if let login { LoginRecording.report(login, responseID: ids[login.index], invocation: invocation) }
+                try record(responses, session: session, rules: rules, invocation: invocation)
             }
             if responses.isEmpty {
                 invocation.diagnostics.notice("nothing recorded: curl got no response")
@@ -100,6 +97,19 @@ enum CaptureCommand {
             invocation.diagnostics.notice("not recorded: \(ErrorReport.classify(error).1)")
         }
         if status != 0 { throw PassThroughExit(status: status) }
+    }
+
+    /// Records `responses` under the session a login among them made current (by `rules`), else
+    /// under `session`, and says so on stderr.
+    static func record(_ responses: [BackendResponse], session: Session?, rules: [LoginRule], invocation: Invocation)
+        throws
+    {
+        let login = try LoginRecording.apply(responses, rules: rules, invocation: invocation)
+        guard let target = login?.session.name ?? session?.name else { throw LoginRecording.noSession(invocation) }
+        let ids = try invocation.storeForWriting().record(responses, session: target)
+        let what = zip(ids, responses).map { "\($0.0) (\($0.1.request.method) → \($0.1.status))" }
+        invocation.diagnostics.notice("recorded response \(what.joined(separator: ", "))")
+        if let login { LoginRecording.report(login, responseID: ids[login.index], invocation: invocation) }
     }
 
     /// The trace file read a megabyte at a time (it is five times the size of what went over

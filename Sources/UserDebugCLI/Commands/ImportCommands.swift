@@ -28,6 +28,9 @@ enum ImportCommands {
             on stderr with the reason: status 0 (blocked, cancelled or failed) and URLs that are not
             http(s) (data:, blob:, ws:, …). Anything else wrong refuses the whole file with the
             entry's path, and the store is left as it was. Files up to 256 MiB.
+            A login the config's "login" rules match (log in with the dev tools open) records
+            the session from its body and makes it current; the entries go to the session
+            current before, or, when there was none, to the login's.
             Prints the new ids, one per line.
             Example: userdebug response import ~/Downloads/checkout.har --tag checkout
             """,
@@ -64,7 +67,7 @@ enum ImportCommands {
             var held: [BackendResponse] = []
             try explainingFailures(of: source) { try reading.entries { held.append($0) } }
             login = try LoginRecording.apply(held, rules: rules, invocation: invocation)
-            guard let login else { throw StoreError.noCurrentSession }
+            guard let login else { throw LoginRecording.noSession(invocation) }
             ids = try invocation.storeForWriting().record(held, session: login.session.name)
             candidates = zip(held, ids).map { ($0.0, Int($0.1)) }
         }

@@ -31,6 +31,12 @@ enum LoginRecording {
         }
     }
 
+    /// Why there is nothing to record into when no login came either: the `--session` named
+    /// does not exist, or no session is current.
+    static func noSession(_ invocation: Invocation) -> StoreError {
+        invocation.arguments.value("session").map { StoreError.noSuchSession($0) } ?? .noCurrentSession
+    }
+
     /// Saves the last login among `responses` (found by `rules`) and makes it current; reports
     /// the matching responses whose body held no usable login. Nil when there was none.
     static func apply(_ responses: [BackendResponse], rules: [LoginRule], invocation: Invocation) throws -> Found? {

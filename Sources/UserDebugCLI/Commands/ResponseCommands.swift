@@ -12,6 +12,8 @@ enum ResponseCommands {
             The document is {"request": {"method", "url", "headers", "body"}, "response": {"status",
             "headers", "body"}, "tags", "startedAt", "durationMs"}; bodies are UTF-8 text or
             {"base64": "…"}. An array records every element in one transaction, or none.
+            A login the config's "login" rules match records the session from its body and
+            makes it current (one line on stderr); the responses are recorded under it.
             Prints the new ids, one per line.
             Example: userdebug response record login.json --tag login
             """,

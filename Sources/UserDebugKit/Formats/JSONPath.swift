@@ -28,7 +28,9 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         while let first = rest.first {
             if first == "." {
                 let name = rest.dropFirst().prefix { $0 != "." && $0 != "[" }
-                guard !name.isEmpty else { throw DocumentError(path: text, message: "an empty member name after \".\"") }
+                guard !name.isEmpty else {
+                    throw DocumentError(path: text, message: "an empty member name after \".\"")
+                }
                 steps.append(.member(String(name)))
                 rest = rest.dropFirst(1 + name.count)
             } else if first == "[" {

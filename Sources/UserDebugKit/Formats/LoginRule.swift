@@ -33,8 +33,10 @@ public struct LoginRule: Sendable, Equatable {
     public static let defaultUserPaths = ["$.user", "$.data.user"].map { try! JSONPath($0) }
     /// Where common APIs put the token: `$.token`, `$.access_token`, `$.accessToken`,
     /// `$.data.token`, `$.data.access_token`.
-    public static let defaultTokenPaths = ["$.token", "$.access_token", "$.accessToken", "$.data.token",
-        "$.data.access_token"].map { try! JSONPath($0) }
+    public static let defaultTokenPaths = [
+        "$.token", "$.access_token", "$.accessToken", "$.data.token",
+        "$.data.access_token",
+    ].map { try! JSONPath($0) }
 
     /// A rule for `match` (`METHOD PATH` or `PATH`) with the default paths.
     /// - Throws: `DocumentError` when `match` is not of that shape.
