@@ -210,9 +210,13 @@
                 let store = try SessionStore.open(path: path, mode: .readWrite)
                 var target = session
                 // A login (by the config's `login` rules) becomes the current session first, and
-                // its response is recorded under it.
+                // its response is recorded under it. A login response without a usable user is
+                // reported and recorded as any other response.
                 for (_, outcome) in LoginRule.logins(in: [response], rules: state.loginRules, name: session) {
-                    target = try store.saveLogin(try outcome.get()).name
+                    switch outcome {
+                    case .success(let login): target = try store.saveLogin(login).name
+                    case .failure(let error): onError?(error)
+                    }
                 }
                 try store.record(response, session: target)
             } catch {

@@ -64,6 +64,7 @@ import Testing
     static func pressTheHotkey(userdebug: String, home: UserDebugHome, x: Xvfb) throws {
         var environment = home.environment
         environment["DISPLAY"] = x.display
+        environment["SHELL"] = "/bin/sh"  // sxhkd runs each command with $SHELL -c
         let rc = try home.file("sxhkdrc", "super + alt + i\n  \(userdebug) copy-id --to clipboard\n")
         let out = home.root.appendingPathComponent("sxhkd.out").path
         let setOld = try Peer.own(

@@ -46,7 +46,7 @@ enum ImportCommands {
             redactor: try invocation.redactor(for: session), invocation: invocation)
         var ids: [Int64]
         // Login responses (few and small) are kept to find the session in once the file is read.
-        var candidates: [(response: BackendResponse, ordinal: Int)] = []
+        var candidates: [(response: BackendResponse, id: Int64)] = []
         var login: LoginRecording.Found?
         if let session {
             ids = try explainingFailures(of: source) {
@@ -56,7 +56,7 @@ enum ImportCommands {
                     try reading.entries { response in
                         let id = try record(response)
                         if rules.contains(where: { $0.matches(response.request) }) {
-                            candidates.append((response, Int(id)))
+                            candidates.append((response, id))
                         }
                     }
                 }
@@ -69,14 +69,14 @@ enum ImportCommands {
             login = try LoginRecording.apply(held, rules: rules, invocation: invocation)
             guard let login else { throw LoginRecording.noSession(invocation) }
             ids = try invocation.storeForWriting().record(held, session: login.session.name)
-            candidates = zip(held, ids).map { ($0.0, Int($0.1)) }
+            candidates = zip(held, ids).map { (response: $0, id: $1) }
         }
         var summary = "imported \(ids.count) of \(reading.entryCount) entries from \(source)"
         if !reading.skipped.isEmpty { summary += "; skipped \(reading.skipped.count) (listed above)" }
         if reading.bodiesMissing > 0 { summary += "; \(reading.bodiesMissing) responses had no body in the file" }
         invocation.diagnostics.notice(summary)
         if let login {
-            LoginRecording.report(login, responseID: Int64(candidates[login.index].ordinal), invocation: invocation)
+            LoginRecording.report(login, responseID: candidates[login.index].id, invocation: invocation)
         }
         try writeAll(Array(ids.map { "\($0)\n" }.joined().utf8), to: 1, name: "standard output")
     }
