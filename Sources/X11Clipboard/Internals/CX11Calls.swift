@@ -152,6 +152,19 @@ public import UserDebugKit
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// `cx11_authority_path` (test seam): the Xauthority file read when none is given, for these
+    /// values of `$XAUTHORITY` and `$HOME` (nil: unset); nil when there is none.
+    static func authorityPath(xauthority: String?, home: String?) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let found = withOptionalCString(xauthority) { x in
+            withOptionalCString(home) { h in
+                buffer.withUnsafeMutableBufferPointer { cx11_authority_path(x, h, $0.baseAddress, $0.count) }
+            }
+        }
+        guard found == 1 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     private static func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
         guard let string else { return body(nil) }
         return string.withCString { body($0) }
