@@ -113,7 +113,8 @@ public import UserDebugKit
     /// the owner refuses `target` (not when there is no owner), its bytes passed through `convert`.
     static func paste(
         display: String?, authority: String?, selection name: SelectionName, target: String, timeout: Double,
-        callerOwnsProcess: Bool = false, fallback: String? = nil, convert: ([UInt8]) -> [UInt8] = { $0 }
+        connectTimeout: Double, callerOwnsProcess: Bool = false, fallback: String? = nil,
+        convert: ([UInt8]) -> [UInt8] = { $0 }
     ) throws(ClipboardError) -> [UInt8] {
         var err = cx11_error()
         var buffer: UnsafeMutablePointer<UInt8>? = nil
@@ -121,7 +122,9 @@ public import UserDebugKit
         let status = withOptionalCString(display) { d in
             withOptionalCString(authority) { a in
                 target.withCString { t in
-                    cx11_paste(d, a, selection(name), t, timeout, callerOwnsProcess ? 1 : 0, &buffer, &count, &err)
+                    cx11_paste(
+                        d, a, selection(name), t, timeout, connectTimeout, callerOwnsProcess ? 1 : 0, &buffer, &count,
+                        &err)
                 }
             }
         }
@@ -129,7 +132,7 @@ public import UserDebugKit
             return convert(
                 try paste(
                     display: display, authority: authority, selection: name, target: fallback, timeout: timeout,
-                    callerOwnsProcess: callerOwnsProcess))
+                    connectTimeout: connectTimeout, callerOwnsProcess: callerOwnsProcess))
         }
         guard status == CX11_OK else { throw error(err, stage: .paste, call: "cx11_paste") }
         defer { cx11_free(buffer) }
