@@ -85,6 +85,42 @@ struct ConcurrentConnectTests {
         }
     }
 
+    /// libc and libXau functions that keep state shared by every thread (a static buffer, the
+    /// environment): none may be called by the C targets the library links.
+    static let nonReentrant = [
+        "XauFileName", "XauGetAuthByAddr", "XauGetBestAuthByAddr", "strerror", "strsignal", "getpwuid", "getpwnam",
+        "getgrgid", "localtime", "gmtime", "ctime", "asctime", "strtok", "gethostbyname", "gethostbyaddr", "getlogin",
+        "ttyname", "rand", "setenv", "putenv", "unsetenv", "ptsname", "inet_ntoa",
+    ]
+
+    /// What the sanitizer runs catch only when threads happen to collide, the object files show
+    /// every time: the symbols CX11 and COwnerProcess import (`nm -u`, beside this test bundle).
+    @Test(arguments: ["CX11", "COwnerProcess"])
+    func theCTargetsCallNoNonReentrantFunction(_ target: String) throws {
+        let bundle = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        var dir = URL(fileURLWithPath: bundle).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("\(target).build").path) {
+            try #require(dir.path != "/", "no \(target).build beside \(bundle)")
+            dir = dir.deletingLastPathComponent()
+        }
+        let objects = try FileManager.default.contentsOfDirectory(
+            atPath: dir.appendingPathComponent("\(target).build").path
+        )
+        .filter { $0.hasSuffix(".o") }.map { dir.appendingPathComponent("\(target).build/\($0)").path }
+        try #require(!objects.isEmpty)
+        let nm = try Peer.read(["nm", "-u"] + objects, environment: ProcessInfo.processInfo.environment)
+        #expect(nm.status == 0)
+        let imported = Set(
+            String(decoding: nm.bytes, as: UTF8.self).split(separator: "\n").compactMap {
+                $0.split(separator: " ").last.map(String.init)
+            })
+        #expect(
+            imported.contains("xcb_connect_to_fd") || target != "CX11", "nm read nothing: \(imported.count) symbols")
+        #expect(
+            imported.intersection(Self.nonReentrant).isEmpty,
+            "\(target) calls \(imported.intersection(Self.nonReentrant).sorted())")
+    }
+
     private func succeeded(_ result: Result<Void, ClipboardError>) -> Bool {
         if case .success = result { return true }
         return false
