@@ -47,6 +47,11 @@ struct FaultScenarioTests {
         let watch = try OwnerWatch(copying: "owned until the end", on: x.display)
         defer { watch.stop() }
         #expect(try xclipReads(x) == "owned until the end")
+        // No handler of the Swift runtime that forked it (crash and SIGQUIT backtracer) is left.
+        for owner in watch.owners {
+            let status = String(decoding: readWholeFile("/proc/\(owner)/status") ?? [], as: UTF8.self)
+            #expect(status.contains("SigCgt:\t0000000000000000"), "\(status)")
+        }
         x.stop()
         let ends = watch.ends(deadline: 20)
         #expect(ends == watch.owners.map { "ended \($0) exit 0 nocore" }, "the owner did not leave by itself: \(ends)")
