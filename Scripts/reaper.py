@@ -6,7 +6,7 @@ command starts, however it detaches (setsid, a double fork, a dead parent), is r
 reaper rather than to init, so it can be found and killed. A test process that hangs and is
 killed, or one that crashes, cannot leave its X servers, compositors or peers behind.
 
-- `--deadline SECONDS` (default $USERDEBUG_TEST_DEADLINE, else 3600): when the command runs
+- `--deadline SECONDS` (default $USERDEBUG_TEST_DEADLINE, else 10800): when the command runs
   longer, it and everything it started are killed and the reaper exits 124.
 - When the command ends, its descendants get `--grace SECONDS` (default 10) to leave on their
   own (an owner leaves when its X server goes away). Any still running then is listed on stderr
@@ -111,7 +111,7 @@ def clean_up(me, grace):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--deadline", type=float, default=float(os.environ.get("USERDEBUG_TEST_DEADLINE", 3600)))
+    parser.add_argument("--deadline", type=float, default=float(os.environ.get("USERDEBUG_TEST_DEADLINE", 10800)))
     parser.add_argument("--grace", type=float, default=10)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     options = parser.parse_args()
