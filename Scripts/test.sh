@@ -31,4 +31,6 @@ swift format lint --strict --recursive Sources Tests Package.swift || {
 }
 python3 Scripts/layers.py  # the folders of UserDebugKit read as layers, no cycles
 Scripts/docs.sh --skip-build
-swift test --skip-build "${c_warnings[@]}" "$@"
+# Under the reaper (Scripts/reaper.py): whatever a test starts (Xvfb, peers, owners) is killed when
+# the run ends, even a hung or crashed one, and a run that leaves a process behind fails.
+Scripts/reaper.py -- swift test --skip-build "${c_warnings[@]}" "$@"

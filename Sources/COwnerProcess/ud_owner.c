@@ -127,8 +127,22 @@ static void close_inherited(const int *keep, size_t count) {
     close_span(from, ~0U);
 }
 
+/* Put back the default action of every signal the caller caught: its handlers (the Swift
+ * runtime's crash and SIGQUIT backtracer, an app's own) belong to code the server never runs,
+ * and one that returns would keep a crashed or SIGQUIT-ed server alive. Ignored ones stay so. */
+static void default_caught_signals(void) {
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction current;
+        if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &current) != 0) continue;
+        int caught = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != NULL
+                                                      : current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
+        if (caught) signal(sig, SIG_DFL);
+    }
+}
+
 ud_owner_status ud_owner_detach(const int *keep, size_t keep_count, int *signal_fd, int *err_no) {
     *err_no = 0;
+    default_caught_signals();
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
     sigset_t signals;

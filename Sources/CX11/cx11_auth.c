@@ -1,10 +1,18 @@
-/* The authority cookie for a display, looked up as Xlib and xcb do. */
+/*
+ * The authority cookie for a display, looked up as Xlib and xcb do.
+ *
+ * Thread-safe, with no shared state: the file name is computed into the caller's stack
+ * (cx11_authority_path) rather than taken from libXau's XauFileName, whose one static buffer is
+ * freed and reallocated by every caller (two threads connecting at once read it while the other
+ * frees it). XauReadAuth reads only the FILE it is given.
+ */
 #define _GNU_SOURCE
 #include "cx11_connect.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,7 +26,9 @@ enum { CX11_FAMILY_INTERNET = 0, CX11_FAMILY_INTERNET6 = 6 };
  */
 static Xauth *find_cookie(const char *authority, unsigned short family, const char *address,
                           unsigned short address_len, int display) {
-    const char *file = authority != NULL ? authority : XauFileName();
+    char path[4096];
+    const char *file = authority;
+    if (file == NULL && cx11_authority_path(getenv("XAUTHORITY"), getenv("HOME"), path, sizeof path)) file = path;
     if (file == NULL) return NULL;
     FILE *f = fopen(file, "rbe");
     if (f == NULL) return NULL;
@@ -39,6 +49,14 @@ static Xauth *find_cookie(const char *authority, unsigned short family, const ch
     }
     fclose(f);
     return found;
+}
+
+int cx11_authority_path(const char *xauthority, const char *home, char *out, size_t cap) {
+    /* As XauFileName: $XAUTHORITY when set (even empty: no file then), else $HOME/.Xauthority. */
+    int n = xauthority != NULL ? snprintf(out, cap, "%s", xauthority)
+            : home != NULL     ? snprintf(out, cap, "%s%s.Xauthority", home, strcmp(home, "/") == 0 ? "" : "/")
+                               : -1;
+    return n >= 0 && (size_t)n < cap;
 }
 
 /* The authority lookup key: local sockets and loopback TCP use FamilyLocal with our host name. */

@@ -33,7 +33,7 @@ cx11_status cx11_connect(const char *display, const char *authority, double dead
             return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: connect timed out", display);
         if (saved == EHOSTUNREACH && addr.transport == CX11_TRANSPORT_TCP)
             return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: cannot resolve or reach the host", display);
-        return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: %s", display, strerror(saved));
+        return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: %s", display, cx11_strerror(saved).text);
     }
 
     Xauth *cookie = cx11_cookie_for(authority, &addr, &tcp);

@@ -6,17 +6,17 @@
 
 #include <stdlib.h>
 
-/* Does a clipboard manager own CLIPBOARD_MANAGER? (A round trip, bounded at 1 s.) */
-static int manager_present(const cx11_link *x) {
+/* Does a clipboard manager own CLIPBOARD_MANAGER? (A round trip, bounded by `deadline`.) */
+static int manager_present(const cx11_link *x, double deadline) {
     xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(x->c, x->atoms[CX11_A_CLIPBOARD_MANAGER]);
-    xcb_get_selection_owner_reply_t *r = cx11_reply(x->c, ck.sequence, cx11_now() + 1.0, NULL);
+    xcb_get_selection_owner_reply_t *r = cx11_reply(x->c, ck.sequence, deadline, NULL);
     int manager = r != NULL && r->owner != XCB_NONE;
     free(r);
     return manager;
 }
 
-int cx11_handoff_ask(cx11_handoff *h, const cx11_link *x, cx11_content *ct) {
-    if (!cx11_can_hand_off(x, ct) || !manager_present(x)) return 0;
+int cx11_handoff_ask(cx11_handoff *h, const cx11_link *x, cx11_content *ct, double deadline) {
+    if (!cx11_can_hand_off(x, ct) || !manager_present(x, deadline)) return 0;
     xcb_atom_t targets[8];
     size_t n = cx11_data_targets(x, ct, targets);
     /* ICCCM wants a real timestamp on ConvertSelection, and writing the parameter property

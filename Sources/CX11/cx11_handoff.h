@@ -13,11 +13,11 @@ typedef struct cx11_handoff {
 
 /*
  * Ask the clipboard manager to save ct, if there is one and ct may be handed to it (one round
- * trip, bounded at 1 s, to find the manager); returns whether it was asked. The caller makes sure
- * we still own the selection. The answer (cx11_handoff_answered) or the bound
+ * trip, bounded by `deadline`, to find the manager); returns whether it was asked. The caller
+ * makes sure we still own the selection. The answer (cx11_handoff_answered) or the bound
  * (cx11_handoff_expired) ends the hand-off.
  */
-int cx11_handoff_ask(cx11_handoff *h, const cx11_link *x, cx11_content *ct);
+int cx11_handoff_ask(cx11_handoff *h, const cx11_link *x, cx11_content *ct, double deadline);
 
 /* A PropertyNotify: when it is the change that gives SAVE_TARGETS its time, send SAVE_TARGETS.
  * Returns whether the event was that. */

@@ -49,6 +49,14 @@ static inline int cx11_poll_ms(double left) {
 cx11_status cx11_fail(cx11_error *err, cx11_status status, int errno_value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The text of errno value `e` as strerror gives it, made with strerror_r into the returned value
+ * (no static buffer: safe from any thread). Use it inside the call that formats it:
+ * cx11_fail(err, ..., "%s", cx11_strerror(e).text). */
+typedef struct cx11_errno_text {
+    char text[128];
+} cx11_errno_text;
+cx11_errno_text cx11_strerror(int e);
+
 /* cx11_connect flags. */
 enum {
     /* Bound the setup handshake with a timer signal to the calling thread instead of a watchdog

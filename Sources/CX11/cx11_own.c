@@ -55,7 +55,7 @@ static cx11_status fork_failure(ud_owner_status st, int saved, cx11_error *err) 
     const char *what = st == UD_OWNER_PIPE_FAILED          ? "pipe"
                        : st == UD_OWNER_SERVER_FORK_FAILED ? "fork of the selection server failed"
                                                            : "fork";
-    return cx11_fail(err, CX11_FAILED, saved, "%s: %s", what, strerror(saved));
+    return cx11_fail(err, CX11_FAILED, saved, "%s: %s", what, cx11_strerror(saved).text);
 }
 
 cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size_t len,

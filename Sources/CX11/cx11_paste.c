@@ -142,16 +142,17 @@ static cx11_status read_answer(cx11_session *s, xcb_atom_t property, double time
 }
 
 cx11_status cx11_paste(const char *display, const char *authority, cx11_selection selection,
-                       const char *target, double timeout, int caller_owns_process, uint8_t **out,
-                       size_t *out_len, cx11_error *err) {
+                       const char *target, double timeout, double connect_timeout, int caller_owns_process,
+                       uint8_t **out, size_t *out_len, cx11_error *err) {
     *out = NULL;
     *out_len = 0;
     if (target == NULL || *target == '\0') return cx11_fail(err, CX11_UNSUPPORTED, 0, "empty target name");
-    double deadline = cx11_now() + timeout;
+    double start = cx11_now(), deadline = start + timeout;
+    double connected_by = connect_timeout > 0 && connect_timeout < timeout ? start + connect_timeout : deadline;
     cx11_session s;
     xcb_timestamp_t now = 0;
     int flags = caller_owns_process ? CX11_CONNECT_TIMER_SIGNAL : 0;
-    cx11_status st = cx11_session_open(&s, display, authority, deadline, flags, &now, err);
+    cx11_status st = cx11_session_open(&s, display, authority, connected_by, flags, &now, err);
     if (st != CX11_OK) return st;
     buffer result = {0};
     xcb_atom_t target_atom = XCB_NONE, property = s.atoms[CX11_A_PROPERTY], answered = XCB_NONE;

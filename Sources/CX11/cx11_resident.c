@@ -53,7 +53,7 @@ cx11_status cx11_resident_name(const char *display, cx11_selection selection, co
      * it serves) speaks another protocol, and a copy must not keep feeding the old code. */
     const char *exe = executable_path != NULL ? executable_path : "/proc/self/exe";
     if (!file_identity(exe, &exe_dev, &exe_ino))
-        return cx11_fail(err, CX11_FAILED, errno, "stat %.160s: %s", exe, strerror(errno));
+        return cx11_fail(err, CX11_FAILED, errno, "stat %.160s: %s", exe, cx11_strerror(errno).text);
     int n;
     switch (parsed.transport) {
     case CX11_TRANSPORT_TCP:

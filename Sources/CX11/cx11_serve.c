@@ -29,6 +29,9 @@ typedef struct cx11_server {
     int xfd, sfd;           /* the X connection's socket; the signalfd (-1: none) */
     int owning;             /* we still own the selection */
     int leaving;            /* SIGTERM or lifetime: leave once hand-off and transfers end */
+    double leave_by;        /* while starting to leave: no round trip waits past this */
+    int silent;             /* the server did not answer a round trip by leave_by */
+    double connect_timeout; /* the copy's bound on an X server that does not answer */
     double clear_at;        /* secrets: 0 when never */
     double leave_at;        /* lifetime: 0 when never */
     unsigned pending_stamps;/* zero-length appends whose PropertyNotify has not arrived yet */
@@ -39,14 +42,23 @@ typedef struct cx11_server {
     cx11_listener listener;
 } cx11_server;
 
+/* How long a round trip may wait: 1 s, and while starting to leave no later than leave_by, so
+ * that an owner told to leave while its X server is stopped (SIGSTOP, a hung server) leaves
+ * within the connect timeout instead of waiting 1 s for each of its last requests. */
+static double reply_deadline(const cx11_server *sv) {
+    double bound = cx11_now() + 1.0;
+    return sv->leave_by > 0 && sv->leave_by < bound ? sv->leave_by : bound;
+}
+
 /* Is our window the owner, as the server sees it? 1 yes, 0 no (or the connection died), -1 no
- * answer within 1 s. */
+ * answer in time (reply_deadline). */
 static int ask_owner(cx11_server *sv) {
     xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(sv->x.c, sv->x.selection);
     cx11_wait why;
-    xcb_get_selection_owner_reply_t *r = cx11_reply(sv->x.c, ck.sequence, cx11_now() + 1.0, &why);
+    xcb_get_selection_owner_reply_t *r = cx11_reply(sv->x.c, ck.sequence, reply_deadline(sv), &why);
     int mine = r != NULL ? r->owner == sv->x.window : why == CX11_WAIT_TIMED_OUT ? -1 : 0;
     free(r);
+    if (mine == -1 && sv->leave_by > 0) sv->silent = 1;
     return mine;
 }
 
@@ -59,7 +71,7 @@ static void give_up(cx11_server *sv) {
 
 /* Ask the clipboard manager to save what we own (see cx11_handoff_ask); whether it was asked. */
 static int ask_manager(cx11_server *sv) {
-    return sv->owning && cx11_handoff_ask(&sv->handoff, &sv->x, sv->held.current.content);
+    return sv->owning && cx11_handoff_ask(&sv->handoff, &sv->x, sv->held.current.content, reply_deadline(sv));
 }
 
 /* SIGTERM or lifetime: ask a clipboard manager to save the content (bounded), then give up. */
@@ -67,7 +79,9 @@ static void start_leaving(cx11_server *sv) {
     if (sv->leaving) return;
     sv->leaving = 1;
     if (sv->handoff.pending) return; /* a hand-off at once is under way: its end gives up now */
+    sv->leave_by = cx11_now() + sv->connect_timeout;
     if (!ask_manager(sv)) give_up(sv);
+    sv->leave_by = 0; /* the server answered in time (else silent): later round trips as usual */
 }
 
 /*
@@ -230,15 +244,17 @@ static double run_timers(cx11_server *sv) {
     return earliest(next, handoff_at);
 }
 
-/* Leave once nothing is left to do: no selection, no hand-off, no transfer. */
+/* Leave once nothing is left to do: no selection, no hand-off, no transfer; or at once when
+ * leaving and the server stopped answering (no transfer can go on then). */
 static void leave_when_done(cx11_server *sv) {
+    if (sv->silent) _exit(0);
     if (sv->owning || sv->handoff.pending || sv->transfers.count > 0) return;
     /* One round trip before leaving: the server must have taken our last requests (the
      * empty chunk that ends a transfer) before our socket closes. Closing with events
      * still unread in our receive queue resets the connection, and the X server then
      * dropped what we had just written: the reader waited for that end forever. */
     xcb_get_input_focus_cookie_t ck = xcb_get_input_focus(sv->x.c);
-    free(cx11_reply(sv->x.c, ck.sequence, cx11_now() + 1.0, NULL));
+    free(cx11_reply(sv->x.c, ck.sequence, reply_deadline(sv), NULL));
     _exit(0);
 }
 
@@ -275,6 +291,7 @@ static void start(cx11_server *sv, const cx11_serve_config *config) {
               .selection = config->selection},
         .xfd = xcb_get_file_descriptor(config->session.c),
         .owning = 1,
+        .connect_timeout = o->connect_timeout > 0 ? o->connect_timeout : 1.0,
         .first = {.refs = 1, .bytes = config->bytes, .len = config->len, .kind = o->kind,
                   .is_secret = o->is_secret != 0},
     };

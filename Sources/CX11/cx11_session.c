@@ -29,6 +29,13 @@ cx11_status cx11_fail(cx11_error *err, cx11_status status, int errno_value, cons
     return status;
 }
 
+cx11_errno_text cx11_strerror(int e) {
+    cx11_errno_text t;
+    const char *text = strerror_r(e, t.text, sizeof t.text); /* GNU: ours or a constant string */
+    if (text != t.text) snprintf(t.text, sizeof t.text, "%s", text);
+    return t;
+}
+
 int cx11_wait_fd(int fd, double deadline) {
     struct pollfd pfd = {.fd = fd, .events = POLLIN};
     for (;;) {

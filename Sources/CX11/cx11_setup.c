@@ -89,7 +89,7 @@ static cx11_status setup_with_deadline(int fd, xcb_auth_info_t *auth, double dea
     if (w.fd < 0) {
         int saved = errno;
         close(fd);
-        return cx11_fail(err, CX11_FAILED, saved, "dup: %s", strerror(saved));
+        return cx11_fail(err, CX11_FAILED, saved, "dup: %s", cx11_strerror(saved).text);
     }
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
@@ -104,7 +104,7 @@ static cx11_status setup_with_deadline(int fd, xcb_auth_info_t *auth, double dea
         close(fd);
         pthread_cond_destroy(&w.cond);
         pthread_mutex_destroy(&w.mutex);
-        return cx11_fail(err, CX11_FAILED, rc, "pthread_create: %s", strerror(rc));
+        return cx11_fail(err, CX11_FAILED, rc, "pthread_create: %s", cx11_strerror(rc).text);
     }
     xcb_connection_t *c = xcb_connect_to_fd(fd, auth);
     pthread_mutex_lock(&w.mutex);

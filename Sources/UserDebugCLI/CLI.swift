@@ -20,6 +20,7 @@ public enum CLI {
     /// Runs the command line `arguments` (without the program name) and returns the exit status.
     public static func run(_ arguments: [String], environment: [String: String]? = nil) -> Int32 {
         signal(SIGPIPE, SIG_IGN)
+        occupyClosedStandardDescriptors()
         let diagnostics = Diagnostics(quiet: false, isTerminal: isatty(2) == 1)
         do {
             try dispatch(arguments, environment: environment)

@@ -47,11 +47,23 @@ public struct X11Clipboard: Clipboard {
     /// For `UTF8_STRING`, an owner that offers only `STRING` (xsel does for ASCII text, as do old
     /// Xt programs) is read as `STRING` and its Latin-1 converted to UTF-8, as xclip does.
     /// `TARGETS` comes back as the owner sent it: 32-bit atom ids in native byte order, not names.
+    ///
+    /// Connecting is bounded by `CopyOptions().connectTimeout` (1 s), as a copy's is; see
+    /// `paste(selection:target:timeout:connectTimeout:)`.
     public func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
+        try paste(selection: selection, target: target, timeout: timeout, connectTimeout: CopyOptions().connectTimeout)
+    }
+
+    /// `paste(selection:target:timeout:)` with connecting (the socket, the X setup, the first
+    /// round trip) bounded by `connectTimeout` within `timeout`: a server that accepts and never
+    /// answers (stopped, hung, not an X server) is `.noDisplay` after it, not after `timeout`.
+    public func paste(selection: SelectionName, target: String, timeout: Double, connectTimeout: Double)
+        throws(ClipboardError) -> [UInt8]
+    {
         try CX11Calls.paste(
             display: display, authority: authority, selection: selection, target: target, timeout: timeout,
-            callerOwnsProcess: policy.callerExitsSoon, fallback: target == "UTF8_STRING" ? "STRING" : nil,
-            convert: Self.utf8(fromLatin1:))
+            connectTimeout: connectTimeout, callerOwnsProcess: policy.callerExitsSoon,
+            fallback: target == "UTF8_STRING" ? "STRING" : nil, convert: Self.utf8(fromLatin1:))
     }
 
     static func utf8(fromLatin1 bytes: [UInt8]) -> [UInt8] {

@@ -23,6 +23,13 @@ public import UserDebugKit
         }
     }
 
+    /// The Xauthority file a connection without an explicit one reads, for these values of
+    /// `$XAUTHORITY` and `$HOME` (nil: unset), as libXau names it; nil when both are unset or
+    /// the name is too long. Computed by the same C function the connection uses.
+    @_spi(Testing) public static func authorityPath(xauthority: String?, home: String?) -> String? {
+        CX11Calls.authorityPath(xauthority: xauthority, home: home)
+    }
+
     /// The abstract unix socket name (without its leading NUL, as `/proc/net/unix` shows it after
     /// `@`) on which a resident owner of `selection` on `display` listens, when it was forked by
     /// the executable file at `executable` (nil: this process's own). The library computes the

@@ -4,6 +4,12 @@ import UserDebugKit
 /// posix_spawn with a clean signal state and our own waitpid (the package's `ChildProcess`).
 /// Foundation's Process leaves the spawning thread's blocked signals in the child (Xvfb then
 /// ignores SIGTERM) and can miss a child's exit; tests need neither surprise.
+///
+/// A test kills what it spawns, by pid, in a `defer`. What a hung or crashed test process cannot
+/// kill any more, `Scripts/reaper.py` does: `Scripts/test.sh` runs the suite under it as a child
+/// subreaper, so every process started here (and whatever those detach) is killed when the run
+/// ends, and a run that leaves one behind fails. Not PR_SET_PDEATHSIG: it fires when the
+/// spawning *thread* exits, and Dispatch retires idle worker threads while their children live.
 public struct Spawned: Sendable {
     private let child: ChildProcess
     /// The child's process id.

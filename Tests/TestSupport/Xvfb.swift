@@ -19,11 +19,13 @@ public final class Xvfb: @unchecked Sendable {
     /// Xvfb's process id.
     public var pid: Int32 { process.pid }
 
-    /// Starts a fresh Xvfb and waits until it answers.
-    public static func start(extraArguments: [String] = []) throws -> Xvfb {
+    /// Starts a fresh Xvfb and waits until it answers; with `authority`, an Xauthority file
+    /// (also the server's `-auth`) that it requires and the wait connects with.
+    public static func start(extraArguments: [String] = [], authority: String? = nil) throws -> Xvfb {
+        let auth = authority.map { ["-auth", $0] } ?? []
         let process = try Spawned.start(
             ["/usr/bin/Xvfb", "-displayfd", "1", "-noreset", "-nolisten", "tcp", "-screen", "0", "320x240x24"]
-                + extraArguments,
+                + auth + extraArguments,
             environment: ProcessInfo.processInfo.environment, pipeOutput: true)
         // Xvfb writes the display number and a newline once it listens.
         guard let digits = process.receiveLine(), !digits.isEmpty else {
@@ -34,7 +36,7 @@ public final class Xvfb: @unchecked Sendable {
         close(process.output)
         let xvfb = Xvfb(display: ":" + digits, process: process)
         let answered = eventually(timeout: 10) {
-            if case .success = X11Display.probe(xvfb.display, timeout: 1) { return true }
+            if case .success = X11Display.probe(xvfb.display, authority: authority, timeout: 1) { return true }
             return false
         }
         guard answered else {
@@ -105,11 +107,23 @@ public final class Xvfb: @unchecked Sendable {
     }
 }
 
-/// Runs `body` with a fresh Xvfb that is killed afterwards, whatever happens.
-public func withXvfb<R>(extraArguments: [String] = [], _ body: (Xvfb) throws -> R) throws -> R {
-    let xvfb = try Xvfb.start(extraArguments: extraArguments)
+/// Runs `body` with a fresh Xvfb that is killed afterwards, whatever happens (`authority`: see
+/// `Xvfb.start`).
+public func withXvfb<R>(extraArguments: [String] = [], authority: String? = nil, _ body: (Xvfb) throws -> R) throws
+    -> R
+{
+    let xvfb = try Xvfb.start(extraArguments: extraArguments, authority: authority)
     defer { xvfb.stop() }
     return try body(xvfb)
+}
+
+/// Writes an Xauthority file at `path` holding one MIT-MAGIC-COOKIE-1 `cookie` for any host and
+/// display (FamilyWild): an X server started with it as `-auth` requires the cookie, and a
+/// client reading the file finds it for any display.
+public func writeWildcardXauthority(_ path: String, cookie: [UInt8]) throws {
+    func field(_ bytes: [UInt8]) -> [UInt8] { [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes }
+    let entry = [0xFF, 0xFF] + field([]) + field([]) + field(Array("MIT-MAGIC-COOKIE-1".utf8)) + field(cookie)
+    try Data(entry).write(to: URL(fileURLWithPath: path))
 }
 
 /// A fixture that could not be set up.

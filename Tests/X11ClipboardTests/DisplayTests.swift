@@ -5,7 +5,7 @@ import Testing
 import UserDebugKit
 @_spi(Testing) import X11Clipboard
 
-@Suite("Finding and reaching a display")
+@Suite("Finding and reaching a display", .processDeadline(600))
 struct DisplayTests {
     struct Row: Sendable, CustomTestStringConvertible {
         let display: String

@@ -5,7 +5,7 @@ import UserDebugKit
 
 @testable import X11Clipboard
 
-@Suite("Interop with xclip, xsel and Tk")
+@Suite("Interop with xclip, xsel and Tk", .processDeadline(600))
 struct InteropTests {
     @Test(arguments: Sample.all)
     func xclipReadsWhatWeOwn(_ sample: Sample) throws {

@@ -4,7 +4,7 @@ import Testing
 import UserDebugKit
 import X11Clipboard
 
-@Suite("Our selection owner")
+@Suite("Our selection owner", .processDeadline(600))
 struct OwnerTests {
     private func targets(_ x: Xvfb) throws -> [String] {
         let out = try Peer.read(

@@ -23,7 +23,9 @@
  *   it right away and the server is reparented (to init or a subreaper) rather than left as the
  *   caller's zombie.
  * - Detach in the serving process (ud_owner_detach): no terminal, no inherited descriptors, no
- *   stdio, no working directory, and SIGTERM/SIGINT read from a signalfd (no handler, no global).
+ *   stdio, no working directory, no inherited signal handler (the caller's runtime caught
+ *   SIGSEGV or SIGQUIT for itself), and SIGTERM/SIGINT read from a signalfd (no handler, no
+ *   global).
  *
  * Errors: every function returns a ud_owner_status; when it reports a failure, *err_no holds the
  * errno of the system call that failed.
@@ -67,11 +69,12 @@ typedef enum ud_owner_fork_mode {
 ud_owner_status ud_owner_fork(ud_owner_fork_mode mode, pid_t *server_pid, int *err_no);
 
 /*
- * ud_owner_detach: make the calling (serving) process hold nothing of the caller's. SIGHUP and
- * SIGPIPE ignored; SIGTERM and SIGINT blocked and every other signal unblocked (also whatever
- * the forking thread had blocked); stdin, stdout and stderr on /dev/null (except a descriptor to
- * keep); every other inherited descriptor closed except the `keep_count` ones in `keep`; cwd "/"
- * (only a mount point would stay busy otherwise; a failure is ignored).
+ * ud_owner_detach: make the calling (serving) process hold nothing of the caller's. Every signal
+ * the caller caught back to its default action; SIGHUP and SIGPIPE ignored; SIGTERM and SIGINT
+ * blocked and every other signal unblocked (also whatever the forking thread had blocked); stdin,
+ * stdout and stderr on /dev/null (except a descriptor to keep); every other inherited descriptor
+ * closed except the `keep_count` ones in `keep`; cwd "/" (only a mount point would stay busy
+ * otherwise; a failure is ignored).
  * Each step is best effort: none of them failing leaves the process unusable.
  * Returns UD_OWNER_OK with *signal_fd a non-blocking, close-on-exec signalfd that reads SIGTERM
  * and SIGINT, or UD_OWNER_SIGNALFD_FAILED with *signal_fd -1 and *err_no (detached all the same;

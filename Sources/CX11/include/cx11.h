@@ -148,13 +148,16 @@ cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size
  * releases with cx11_free. CX11_NO_OWNER when the selection has no owner, CX11_NO_CONTENT when
  * the owner refused the target;
  * CX11_TIMED_OUT when the owner does not answer in time.
+ * connect_timeout: the bound on connecting and opening the session (the socket, the X setup,
+ * the first round trip), within `timeout`: a server that accepts and never answers (stopped,
+ * hung, not an X server) is CX11_NO_DISPLAY after it, not after the whole `timeout`.
  * caller_owns_process: nonzero for a caller that owns its process (a command-line tool): the
  * connect deadline is then kept by a timer signal to the calling thread rather than a watchdog
  * thread (see cx11_own_options.single_fork).
  */
 cx11_status cx11_paste(const char *display, const char *authority, cx11_selection selection,
-                       const char *target, double timeout, int caller_owns_process, uint8_t **out,
-                       size_t *out_len, cx11_error *err);
+                       const char *target, double timeout, double connect_timeout, int caller_owns_process,
+                       uint8_t **out, size_t *out_len, cx11_error *err);
 
 /* cx11_free: release a buffer returned by cx11_paste (NULL is fine). */
 void cx11_free(void *buffer);

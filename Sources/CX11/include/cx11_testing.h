@@ -39,6 +39,15 @@ typedef struct cx11_display_addr {
 cx11_status cx11_parse_display(const char *name, cx11_display_addr *out, cx11_error *err);
 
 /*
+ * cx11_authority_path: the Xauthority file a connection with no explicit authority reads, from
+ * the values of $XAUTHORITY and $HOME (either may be NULL: unset), as libXau's XauFileName
+ * names it: `xauthority` when set, else `home`/.Xauthority. Written to out (cap bytes,
+ * NUL-terminated); returns 1, or 0 when both are unset or the name does not fit. Unlike
+ * XauFileName it keeps no state: safe from any number of threads at once.
+ */
+int cx11_authority_path(const char *xauthority, const char *home, char *out, size_t cap);
+
+/*
  * cx11_probe: does a display answer within `timeout` seconds? Connects (socket, X setup with
  * the MIT-MAGIC-COOKIE-1 cookie from the authority file when there is one) and disconnects.
  * display: NULL or "" -> $DISPLAY. authority: NULL -> $XAUTHORITY, else ~/.Xauthority.

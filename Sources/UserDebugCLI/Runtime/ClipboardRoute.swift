@@ -46,6 +46,8 @@ struct ClipboardRoute {
     let x11: X11Clipboard
     /// Where the Wayland backend connects.
     let wayland: WaylandEndpoint
+    /// The bound on connecting to the X server for a paste (`clipboard.connectTimeoutSeconds`).
+    var connectTimeout: Double = CopyOptions().connectTimeout
 
     /// Makes `payload` the content of `selection` through the chosen backend. After an X11 copy
     /// while `WAYLAND_DISPLAY` offers data-control (a forced `x11` on sway or KDE), it reads the
@@ -95,7 +97,9 @@ struct ClipboardRoute {
             switch choice.route {
             case .unavailable: return []
             case .wayland: return try wayland.clipboard().paste(selection: selection, target: target, timeout: timeout)
-            case .x11: return try x11.paste(selection: selection, target: target, timeout: timeout)
+            case .x11:
+                return try x11.paste(
+                    selection: selection, target: target, timeout: timeout, connectTimeout: connectTimeout)
             }
         } catch {
             throw ClipboardRouteError(problem: .backend(error), choice: choice)

@@ -64,7 +64,7 @@ final class Invocation: @unchecked Sendable {
     {
         ClipboardRoute(
             choice: try backendChoice(), x11: X11Clipboard(display: variable("DISPLAY"), policy: policy),
-            wayland: waylandEndpoint)
+            wayland: waylandEndpoint, connectTimeout: try config().clipboard.connectTimeout)
     }
 
     /// Where the Wayland backend would connect: `WAYLAND_DISPLAY` in `XDG_RUNTIME_DIR`.

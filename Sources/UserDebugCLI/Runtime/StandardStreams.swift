@@ -23,6 +23,24 @@ enum StreamKind: Equatable, Sendable {
     }
 }
 
+/// Puts /dev/null on any of descriptors 0, 1 and 2 that is closed (`>&-`), opened the wrong
+/// way round (stdin write-only, stdout and stderr read-only) so that using it still fails with
+/// EBADF: a closed stdout stays an error (exit 74), while the next file, socket or X connection
+/// we open can no longer take descriptor 1 and receive what was meant for stdout.
+func occupyClosedStandardDescriptors() {
+    for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+        let null = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY) | O_CLOEXEC)
+        guard null >= 0 else { return }
+        if null != fd {
+            dup2(null, fd)
+            close(null)
+        } else {
+            // The lowest free descriptor is this one; it must survive exec like any stdio.
+            _ = fcntl(fd, F_SETFD, 0)
+        }
+    }
+}
+
 /// Whether stdout and stderr are the same regular file: a desktop session's log such as
 /// `~/.xsession-errors`, where hotkey daemons send both — not a user's `> file` redirect.
 func stdoutIsSharedLogFile() -> Bool {

@@ -113,7 +113,8 @@ public import UserDebugKit
     /// the owner refuses `target` (not when there is no owner), its bytes passed through `convert`.
     static func paste(
         display: String?, authority: String?, selection name: SelectionName, target: String, timeout: Double,
-        callerOwnsProcess: Bool = false, fallback: String? = nil, convert: ([UInt8]) -> [UInt8] = { $0 }
+        connectTimeout: Double, callerOwnsProcess: Bool = false, fallback: String? = nil,
+        convert: ([UInt8]) -> [UInt8] = { $0 }
     ) throws(ClipboardError) -> [UInt8] {
         var err = cx11_error()
         var buffer: UnsafeMutablePointer<UInt8>? = nil
@@ -121,7 +122,9 @@ public import UserDebugKit
         let status = withOptionalCString(display) { d in
             withOptionalCString(authority) { a in
                 target.withCString { t in
-                    cx11_paste(d, a, selection(name), t, timeout, callerOwnsProcess ? 1 : 0, &buffer, &count, &err)
+                    cx11_paste(
+                        d, a, selection(name), t, timeout, connectTimeout, callerOwnsProcess ? 1 : 0, &buffer, &count,
+                        &err)
                 }
             }
         }
@@ -129,7 +132,7 @@ public import UserDebugKit
             return convert(
                 try paste(
                     display: display, authority: authority, selection: name, target: fallback, timeout: timeout,
-                    callerOwnsProcess: callerOwnsProcess))
+                    connectTimeout: connectTimeout, callerOwnsProcess: callerOwnsProcess))
         }
         guard status == CX11_OK else { throw error(err, stage: .paste, call: "cx11_paste") }
         defer { cx11_free(buffer) }
@@ -149,6 +152,19 @@ public import UserDebugKit
             }
         }
         guard status == CX11_OK else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// `cx11_authority_path` (test seam): the Xauthority file read when none is given, for these
+    /// values of `$XAUTHORITY` and `$HOME` (nil: unset); nil when there is none.
+    static func authorityPath(xauthority: String?, home: String?) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let found = withOptionalCString(xauthority) { x in
+            withOptionalCString(home) { h in
+                buffer.withUnsafeMutableBufferPointer { cx11_authority_path(x, h, $0.baseAddress, $0.count) }
+            }
+        }
+        guard found == 1 else { return nil }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
