@@ -95,7 +95,15 @@ enum ErrorReport {
         switch error {
         // A provider's own error keeps its status: a bad config file is still 78.
         case .providerFailed(_, let underlying): return classify(underlying)
-        case .noSuchAction: return (.usage, "\(error)\n(see 'userdebug menu')")
+        case .noSuchAction(let id, let available):
+            let section = BackendProvider.sectionID + "."
+            let hint =
+                id.hasPrefix(section) && !available.contains(where: { $0.hasPrefix(section) })
+                ? "\nthe config has no backend section, so there are no \(section)* actions: "
+                    + "add \"backend\": {\"path\": \"/me\"} (README: Actions from config)" : ""
+            return (.usage, "\(error)\(hint)\n(see 'userdebug menu')")
+        case .sectionUnavailable(_, _, _, let timedOut):
+            return (timedOut ? .temporaryFailure : .unavailable, error.description)
         case .empty: return (.noInput, error.description)
         case .duplicateIDs, .outOfOrder: return (.software, error.description)
         }
