@@ -4,7 +4,7 @@
 # clipboard when a display answers (and this is a terminal), else to stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-Scripts/deps.sh
+Scripts/deps.sh  # only what building needs
 echo "demo.sh: building the static release binary…" >&2
 log=$(mktemp)
 swift build -c release -Xswiftc -static-executable >"$log" 2>&1 || { cat "$log" >&2; rm -f "$log"; exit 1; }

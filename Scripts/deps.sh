@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
-# Installs the Debian packages userdebug needs to build, test and benchmark, only those missing,
-# so running it again does nothing. Needs root (or sudo) the first time.
-#   Scripts/deps.sh            build + test packages
-#   Scripts/deps.sh --bench    also the benchmark tools
+# Installs the Debian packages userdebug needs, only those missing, so running it again does
+# nothing. Needs root (or sudo) the first time. The Swift 6 toolchain is assumed (swift.org).
+#   Scripts/deps.sh            what building needs: the -dev packages of the static link, pkgconf
+#                              (Scripts/install.sh and Scripts/demo.sh use this)
+#   Scripts/deps.sh --test     also the test tools: Xvfb, real peers, shells, compositors, and
+#                              a PyPI venv in .build/pyenv (Scripts/test.sh uses this)
+#   Scripts/deps.sh --bench    the test set and the benchmark tools (Scripts/bench.sh)
+#   Scripts/deps.sh --list [--test|--bench]   print the set's Debian packages, install nothing
 set -euo pipefail
 
 packages=(
-  libsqlite3-dev sqlite3                      # the store (CSQLite links libsqlite3; static lib for -static-executable)
+  libsqlite3-dev                              # the store (CSQLite links libsqlite3; static lib for -static-executable)
   libxcb1-dev libxau-dev libxdmcp-dev libx11-dev # the clipboard shim (static libs for -static-executable)
   zlib1g-dev libbrotli-dev                    # Content-Encoding gzip/deflate and br (libz.a, libbrotlidec.a, libbrotlicommon.a)
+  libxft-dev libfontconfig-dev libxrandr-dev libxinerama-dev # the popup menu (static libs for -static-executable)
+  pkgconf                                     # the popup: Xft's include path (CXft names xft.pc)
+)
+test_packages=(
+  sqlite3                                     # the store's files inspected and damaged by the tests
   xvfb xclip xsel x11-utils python3-tk        # real X server and real peers in the tests
   python3-xlib                                # stalled/killed INCR readers, MULTIPLE, a silent manager
   cinnamon-settings-daemon dbus-daemon        # csd-clipboard: a real clipboard manager (SAVE_TARGETS)
@@ -17,8 +26,7 @@ packages=(
   nodejs jq                                   # the README login recipes run by LoginRecipeTests (Node; jq in the shell one)
   zsh fish groff-base                         # completion syntax checks, man page rendering
   strace                                      # which files the hotkey path opens (HotPathCacheTests)
-  libxft-dev libfontconfig-dev libxrandr-dev libxinerama-dev # the popup menu (static libs for -static-executable)
-  pkgconf                                     # the popup: Xft's include path (CXft names xft.pc)
+  jq                                          # README's quick start, run as written (ReadmeQuickStartTests)
   libxtst-dev libxcb-xtest0-dev libxcb-xfixes0-dev # key injection and selection watching in tests and benchmarks
   xdotool xbindkeys sxhkd                     # real key presses, and hotkey daemons to compare with and to conflict with
   suckless-tools rofi fuzzel wofi bemenu      # dmenu-style launchers driven by the tests
@@ -27,9 +35,22 @@ packages=(
   sway xwayland weston wl-clipboard foot      # headless compositors, XWayland, and the Wayland peers (wl-copy/wl-paste)
   wtype libbemenu-wayland                     # Wayland key presses (virtual keyboard) for the launcher tests; bemenu on Wayland
 )
-if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(hyperfine linux-perf)  # perf: Scripts/bench.sh profile
+with_tests='' list=''
+for argument in "$@"; do
+  case $argument in
+    --test) with_tests=1 ;;
+    --bench) with_tests=1; test_packages+=(hyperfine linux-perf) ;; # perf: Scripts/bench.sh profile
+    --list) list=1 ;;
+    -h | --help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+    *) echo "deps.sh: unknown argument '$argument' (expected --test, --bench or --list)" >&2; exit 64 ;;
+  esac
+done
+[[ -z $with_tests ]] || packages+=("${test_packages[@]}")
+if [[ -n $list ]]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
 fi
+command -v swift >/dev/null || echo "deps.sh: warning: no swift on PATH; building needs the Swift 6 toolchain (https://swift.org/install)" >&2
 
 # Real consumers of the exports, from PyPI, in a venv of Debian's python3 (not whatever python3
 # is first on PATH: the tests must find the same interpreter on every machine):
@@ -41,6 +62,7 @@ trap 'rm -f "$log"' EXIT
 venv="$root/.build/pyenv"
 
 install_python_packages() {
+  [[ -n $with_tests ]] || return 0  # only the tests use the venv
   local marker="$venv/.installed"
   if [[ -f "$marker" && "$(cat "$marker")" == "${python_packages[*]}" ]]; then
     return 0

@@ -104,7 +104,7 @@ if [[ -n $binary ]]; then
   [[ -f $binary && -x $binary ]] || { echo "install.sh: USERDEBUG_INSTALL_BINARY=$binary is not an executable file" >&2; exit 66; }
   echo "using $binary (USERDEBUG_INSTALL_BINARY; not building)" >&2
 else
-  Scripts/deps.sh
+  Scripts/deps.sh  # only what building needs (the test tools come with --test)
   echo "building a static release binary (swift build -c release -Xswiftc -static-executable)" >&2
   swift build -c release -Xswiftc -static-executable >&2
   binary=$(swift build -c release -Xswiftc -static-executable --show-bin-path)/userdebug

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 output=${1:-docs/popup.png}
 theme=${THEME:-dark}
 for tool in Xvfb xdotool xwd convert xrdb; do
-  command -v "$tool" >/dev/null || { echo "screenshot.sh: needs $tool (Scripts/deps.sh installs it)" >&2; exit 69; }
+  command -v "$tool" >/dev/null || { echo "screenshot.sh: needs $tool (Scripts/deps.sh --test installs it)" >&2; exit 69; }
 done
 bin=${USERDEBUG_BIN_DIR:-}
 if [[ -z $bin ]]; then

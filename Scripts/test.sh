@@ -5,7 +5,7 @@
 # (e.g. Scripts/test.sh --filter BadInput).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-Scripts/deps.sh
+Scripts/deps.sh --test  # the build packages and the test tools (Xvfb, peers, shells, the PyPI venv)
 
 # The C targets' warnings live here, not in Package.swift: SwiftPM refuses a package whose
 # targets carry unsafeFlags as a versioned dependency, and an app depends on UserDebugKit.

@@ -35,21 +35,48 @@ public enum CLI {
     }
 
     private static func dispatch(_ arguments: [String], environment: [String: String]?) throws {
-        let tokens = Tokenizer.split(arguments)
+        // Global options may come before the command too: `userdebug --session staging copy-id`.
+        let (globals, tokens) = try leadingGlobalOptions(Tokenizer.split(arguments))
         // The command is the longest run of leading words that names one.
         var words: [String] = []
         for token in tokens {
             guard case .argument(let word, _) = token, words.count < 2 else { break }
             words.append(word)
         }
-        if words.isEmpty { return try answerWithoutCommand(tokens) }
+        if words.isEmpty {
+            if tokens.isEmpty && !globals.isEmpty { throw UsageError(message: "expected a command", command: []) }
+            return try answerWithoutCommand(tokens)
+        }
         if words[0] == "help" { return try showHelp(topic: Array(words.dropFirst())) }
         if words[0] == "version" { return try printStandardOutput("userdebug \(version)\n") }
-        guard let (spec, used) = try command(named: words, tokens: tokens) else { return }
-        let rest = Array(tokens.dropFirst(used))
+        let found =
+            words[0] == CompleteCommand.word ? (CompleteCommand.spec, 1) : try command(named: words, tokens: tokens)
+        guard let (spec, used) = found else { return }
+        let rest = globals + tokens.dropFirst(used)
         if rest.contains(where: isHelp) { return try printStandardOutput(Help.page(spec)) }
         let parsed = try ParsedArguments.parse(rest, arguments: arguments, spec: spec)
         try spec.run(Invocation(arguments: parsed, environment: environment))
+    }
+
+    /// The global options before the command word (`--session NAME`, `--reveal`, `--quiet`),
+    /// taken off the front, and the tokens after them. `--help` and `--version` stay where they
+    /// are: without a command they get their own answer.
+    private static func leadingGlobalOptions(_ tokens: [Token]) throws(UsageError) -> ([Token], [Token]) {
+        var position = 0
+        while position < tokens.count {
+            switch tokens[position] {
+            case .option("session", nil, _):
+                guard position + 1 < tokens.count, case .argument = tokens[position + 1] else {
+                    throw UsageError(message: "option '--session' needs a value (NAME)", command: [])
+                }
+                position += 2
+            case .option("session", _, _), .option("reveal", nil, _), .option("quiet", nil, _), .shortOption("q", _):
+                position += 1
+            default:
+                return (Array(tokens[..<position]), Array(tokens[position...]))
+            }
+        }
+        return (tokens, [])
     }
 
     private static func printStandardOutput(_ text: String) throws {
@@ -99,9 +126,11 @@ public enum CLI {
         if words.count == 1 {
             throw UsageError(message: "'\(words[0])' needs a subcommand: \(subcommands(of: words[0]))", command: [])
         }
+        let suggestion = Suggestion.phrase(for: words[1], among: subcommandList(of: words[0]), prefix: "\(words[0]) ")
+        let list = "'\(words[0])' has: \(subcommands(of: words[0]))"
         throw UsageError(
-            message:
-                "unknown command '\(words.joined(separator: " "))'; '\(words[0])' has: \(subcommands(of: words[0]))",
+            message: "unknown command '\(words.joined(separator: " "))'"
+                + (suggestion.isEmpty ? "; \(list)" : "\(suggestion) (\(list))"),
             command: [])
     }
 
@@ -113,28 +142,22 @@ public enum CLI {
     }
 
     private static func subcommands(of group: String) -> String {
-        commands.filter { $0.path.first == group && $0.path.count > 1 }.map { $0.path[1] }.joined(separator: ", ")
+        subcommandList(of: group).joined(separator: ", ")
     }
 
+    private static func subcommandList(of group: String) -> [String] {
+        commands.filter { $0.path.first == group && $0.path.count > 1 }.map { $0.path[1] }
+    }
+
+    /// `; did you mean …?` for an unknown first word: a command, a group, or a group and its
+    /// subcommand written as one word (`export-har`).
     private static func suggestion(for word: String) -> String {
-        let names = Set(commands.map { $0.path[0] })
-        let close = names.filter { editDistance($0, word) <= 2 }.sorted()
-        return close.isEmpty ? "" : "; did you mean '\(close[0])'?"
-    }
-
-    private static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        var row = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in stride(from: 1, through: b.count, by: 1) {
-                let current = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = current
+        var names: [String] = []
+        for command in commands {
+            for name in [command.path[0], command.path.joined(separator: " ")] where !names.contains(name) {
+                names.append(name)
             }
         }
-        return a.isEmpty ? b.count : row[b.count]
+        return Suggestion.phrase(for: word, among: names)
     }
 }

@@ -15,14 +15,15 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// A required program or service is unavailable: no display answers when the clipboard was
     /// asked for (or a forced `--backend wayland` finds no compositor with data-control), a copy
     /// did not become the selection (or, made through XWayland, did not reach Wayland clients),
-    /// a program cannot be started (curl, an action's command), or an action's command fails.
+    /// a program cannot be started (curl, an action's command), an action's command fails, or
+    /// `run` asks for an action of a deferred section that failed (the backend's error).
     case unavailable = 69
     /// A bug: an invariant did not hold.
     case software = 70
     /// Reading or writing failed: stdout closed, disk full, the store is corrupt or not a database.
     case ioError = 74
     /// The store stayed locked by another writer past the busy timeout, or an action's command
-    /// ran past its timeout; trying again may work.
+    /// (or the deferred section `run` needed) ran past its timeout; trying again may work.
     case temporaryFailure = 75
     /// The store or a file cannot be written (read-only, permission denied), or is refused because
     /// someone else could change it: another owner, or writable by group or others (the store,
@@ -95,7 +96,15 @@ enum ErrorReport {
         switch error {
         // A provider's own error keeps its status: a bad config file is still 78.
         case .providerFailed(_, let underlying): return classify(underlying)
-        case .noSuchAction: return (.usage, "\(error)\n(see 'userdebug menu')")
+        case .noSuchAction(let id, let available):
+            let section = BackendProvider.sectionID + "."
+            let hint =
+                id.hasPrefix(section) && !available.contains(where: { $0.hasPrefix(section) })
+                ? "\nthe config has no backend section, so there are no \(section)* actions: "
+                    + "add \"backend\": {\"path\": \"/me\"} (README: Actions from config)" : ""
+            return (.usage, "\(error)\(hint)\n(see 'userdebug menu')")
+        case .sectionUnavailable(_, _, _, let timedOut):
+            return (timedOut ? .temporaryFailure : .unavailable, error.description)
         case .empty: return (.noInput, error.description)
         case .duplicateIDs, .outOfOrder: return (.software, error.description)
         }

@@ -33,7 +33,7 @@ def inflate(data: bytes, wbits: int):
 
 def unbrotli(data: bytes):
     try:
-        import brotli  # Debian's python3-brotli (Scripts/deps.sh)
+        import brotli  # Debian's python3-brotli (Scripts/deps.sh --test)
     except ImportError:
         return None
     try:

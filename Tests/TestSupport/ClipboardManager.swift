@@ -5,7 +5,7 @@ import Foundation
 /// CLIPBOARD_MANAGER. Both are stopped afterwards.
 public func withCSDClipboard(_ body: (Xvfb) throws -> Void) throws {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/csd-clipboard") else {
-        throw FixtureError("csd-clipboard is missing: Scripts/deps.sh installs cinnamon-settings-daemon")
+        throw FixtureError("csd-clipboard is missing: Scripts/deps.sh --test installs cinnamon-settings-daemon")
     }
     try withXvfb { x in
         var environment = x.environment

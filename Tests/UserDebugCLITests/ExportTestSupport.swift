@@ -93,7 +93,7 @@ final class EchoServer: @unchecked Sendable {
     }
 }
 
-/// The project's venv of PyPI consumers (haralyzer, postman-runner), made by Scripts/deps.sh.
+/// The project's venv of PyPI consumers (haralyzer, postman-runner), made by Scripts/deps.sh --test.
 enum Consumers {
     static let venv = repositoryRoot.appendingPathComponent(".build/pyenv/bin")
     static var python: String { venv.appendingPathComponent("python").path }
@@ -107,7 +107,7 @@ enum Consumers {
         try #require(
             FileManager.default.isExecutableFile(atPath: python)
                 && FileManager.default.isExecutableFile(atPath: postmanRunner),
-            "run Scripts/deps.sh: it installs haralyzer and postman-runner into .build/pyenv",
+            "run Scripts/deps.sh --test: it installs haralyzer and postman-runner into .build/pyenv",
             sourceLocation: sourceLocation)
     }
 }

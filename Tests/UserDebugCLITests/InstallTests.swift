@@ -4,7 +4,7 @@ import Testing
 @testable import UserDebugCLI
 
 /// The files that ship beside the binary: shell completions, the man page, Scripts/install.sh.
-/// They are checked with the real tools (bash, zsh, fish, groff), which Scripts/deps.sh installs;
+/// They are checked with the real tools (bash, zsh, fish, groff), which Scripts/deps.sh --test installs;
 /// a missing tool fails the test rather than skipping it, so CI cannot pass without checking.
 @Suite struct InstallTests {
     /// The repository root, from this file's path (Tests/UserDebugCLITests/InstallTests.swift).
@@ -43,7 +43,7 @@ import Testing
     func completionScriptsParseInTheirShell(shell: String, file: String) throws {
         guard let executable = InstallShell.find(shell) else {
             Issue.record(
-                "\(shell) is not installed, so \(file) cannot be checked; Scripts/deps.sh installs it (apt-get install \(shell))"
+                "\(shell) is not installed, so \(file) cannot be checked; Scripts/deps.sh --test installs it (apt-get install \(shell))"
             )
             return
         }
@@ -85,9 +85,7 @@ import Testing
         CompletionCase(words: ["userdebug", "paste", "--selection", ""], exactly: ["clipboard", "primary"]),
         CompletionCase(words: ["userdebug", "copy-id", "--backend", ""], exactly: ["auto", "wayland", "x11"]),
         CompletionCase(words: ["userdebug", "doctor", "--"], contains: ["--backend", "--json"], excludes: ["--to"]),
-        CompletionCase(words: ["userdebug", "print-response", "--status", ""], exactly: ["2xx", "3xx", "4xx", "5xx"]),
-        CompletionCase(
-            words: ["userdebug", "response", "list", "--status", ""], exactly: ["2xx", "3xx", "4xx", "5xx"]),
+        // Tags, statuses, session names and action ids come from the binary: CompletionTests.
         CompletionCase(
             words: ["userdebug", "copy-id", "--"],
             exactly: [
@@ -123,33 +121,6 @@ import Testing
             #expect(!replies.contains(unexpected), "\(unexpected) offered in \(replies)")
         }
         #expect(replies.count == Set(replies).count, "duplicates in \(replies)")
-    }
-
-    @Test func bashCompletionOffersSessionNamesFromTheSessionList() throws {
-        let directory = try InstallTemporaryDirectory()
-        // A stand-in for `userdebug session list --json`: the user's "name" must not be taken for
-        // the session's.
-        try directory.write(
-            "bin/userdebug",
-            """
-            #!/bin/sh
-            [ "$*" = "session list --json" ] || exit 64
-            echo '{"name":"staging","current":true,"environment":"staging","user":{"identifier":"u1","name":"Zoë"}}'
-            echo '{"name":"prod eu","current":false,"user":{"identifier":"u2","name":"Bob"}}'
-            echo 'no store yet' >&2
-            """,
-            mode: 0o755)
-        let path = directory.url.appendingPathComponent("bin").path + ":/usr/bin:/bin"
-        for words in [
-            ["userdebug", "session", "use", ""], ["userdebug", "copy-id", "--session", ""],
-            ["userdebug", "session", "show", ""],
-        ] {
-            let replies = try InstallShell.bashComplete(words, environment: ["PATH": path])
-            #expect(replies.sorted() == ["prod\\ eu", "staging"], "\(words): \(replies)")
-        }
-        let narrowed = try InstallShell.bashComplete(
-            ["userdebug", "session", "remove", "st"], environment: ["PATH": path])
-        #expect(narrowed == ["staging"])
     }
 
     @Test func bashCompletionOffersFilesForImportAndRecord() throws {
@@ -231,7 +202,7 @@ import Testing
     @Test func manPageRendersWithoutWarnings() throws {
         guard let groff = InstallShell.find("groff") else {
             Issue.record(
-                "groff is not installed, so config/userdebug.1 cannot be checked; Scripts/deps.sh installs it (apt-get install groff-base)"
+                "groff is not installed, so config/userdebug.1 cannot be checked; Scripts/deps.sh --test installs it (apt-get install groff-base)"
             )
             return
         }

@@ -113,8 +113,17 @@ import Testing
         #expect(text.contains("From the backend: timed out after 0.5 s"))
     }
 
-    @Test func runOfABackendActionThatNeverCameIsNoSuchAction() throws {
+    /// `run` of an action the backend section would have made says why it is not there: the
+    /// section timed out (75, try again) or failed (69, with the backend's error).
+    @Test func runOfABackendActionThatNeverCameSaysWhy() throws {
         try home.file("config/config.json", #"{"backend": {"path": "/hang", "timeoutSeconds": 0.5}}"#)
-        #expect(try home.run(["run", "backend.field.plan"]).status == 64)
+        let timedOut = try home.run(["run", "backend.field.plan"])
+        #expect(timedOut.status == 75, "\(timedOut)")
+        #expect(timedOut.err.contains("which failed: timed out after 0.5 s") && !timedOut.err.contains("no action"))
+        try home.file("config/config.json", #"{"backend": {"path": "/fail", "timeoutSeconds": 5}}"#)
+        let failed = try home.run(["run", "backend.body"])
+        #expect(failed.status == 69, "\(failed)")
+        #expect(
+            failed.err.contains("'backend.body' comes from 'From the backend', which failed: HTTP 500"), "\(failed)")
     }
 }

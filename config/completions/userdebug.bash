@@ -6,9 +6,11 @@
 #
 # Adding a command is one line in _userdebug_commands. An option that takes a value also needs a
 # line in _userdebug_value_of (else it is taken for a flag and its value is not skipped).
+# What only the store or the config knows (action ids, tags, statuses, session names) comes from
+# `userdebug __complete KIND` at completion time.
 
 # One line per command: "words|options besides the global ones|positional argument", where the
-# positional argument is file, session, response, command, or empty for none.
+# positional argument is file, session, response, action, command, or empty for none.
 _userdebug_commands=(
     'copy-id|--to --lifetime --hand-off --new-owner --backend|'
     'dump-json|--to --lifetime --hand-off --new-owner --backend|'
@@ -16,7 +18,7 @@ _userdebug_commands=(
     'copy-token|--to --lifetime --hand-off --new-owner --backend|'
     'menu|--json --popup --trace --dmenu --launcher|'
     'rofi|--trace|'
-    'run|--to --lifetime --hand-off --new-owner --backend --trace|'
+    'run|--to --lifetime --hand-off --new-owner --backend --trace|action'
     'session import|--name --keep-current --from-clipboard --backend|file'
     'session set|--id --name --token --token-stdin --base-url --environment|'
     'session list|--json|'
@@ -39,21 +41,22 @@ _userdebug_commands=(
     'version||'
 )
 
-# Options every command accepts.
+# Options every command accepts (all but --help also before the command).
 _userdebug_global_options='--session --reveal --quiet --help'
 
-# The values an option takes, in REPLY (empty when free-form, @sessions for session names);
-# status 1 for a flag.
+# The values an option takes, in REPLY (empty when free-form, @KIND for what `userdebug
+# __complete KIND` lists: @sessions, @tags, @statuses); status 1 for a flag.
 _userdebug_value_of() {
     case $1 in
         --to) REPLY='auto stdout clipboard primary both' ;;
         --selection) REPLY='clipboard primary' ;;
         --backend) REPLY='auto wayland x11' ;;
-        --status) REPLY='2xx 3xx 4xx 5xx' ;;
+        --status) REPLY=@statuses ;;
         --target) REPLY='UTF8_STRING TARGETS STRING TEXT application/json' ;;
         --session) REPLY=@sessions ;;
+        --tag) REPLY=@tags ;;
         --launcher) REPLY='dmenu rofi fuzzel wofi bemenu' ;;
-        --lifetime | --tag | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --body-file) REPLY='' ;;
+        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --body-file) REPLY='' ;;
         *) return 1 ;;
     esac
 }
@@ -62,23 +65,22 @@ _userdebug_value_of() {
 _userdebug_complete_value() {
     local REPLY
     _userdebug_value_of "$1" || return 1
-    if [[ $REPLY == @sessions ]]; then
-        _userdebug_sessions "$2" "$3"
+    if [[ $REPLY == @* ]]; then
+        _userdebug_words "${REPLY#@}" "$2" "$3"
     else
         COMPREPLY=($(compgen -W "$REPLY" -- "$2"))
     fi
 }
 
-# Session names from `userdebug session list --json`, one JSON object per line. The first
-# "name" member of a line is the session's (the user's own "name" comes later, inside "user").
-# No jq: it may not be installed.
-_userdebug_sessions() {
-    local cur=$1 program=$2 name
+# The words `userdebug __complete KIND` lists (KIND: actions, tags, statuses, sessions) that
+# start with $2, each quoted for the command line; $3 is the program to ask.
+_userdebug_words() {
+    local kind=$1 cur=$2 program=$3 word
     COMPREPLY=()
-    while IFS= read -r name; do
-        [[ -n $name && $name == "$cur"* ]] && COMPREPLY+=("$(printf '%q' "$name")")
-    done < <("$program" session list --json 2>/dev/null |
-        awk '{ i = index($0, "\"name\":\""); if (i) { s = substr($0, i + 8); j = index(s, "\""); if (j > 1) print substr(s, 1, j - 1) } }')
+    while IFS= read -r word; do
+        [[ -n $word && $word == "$cur"* ]] && COMPREPLY+=("$(printf '%q' "$word")")
+    done < <("$program" __complete "$kind" 2>/dev/null)
+    return 0 # the loop's status is its last test's, which says nothing
 }
 
 # The first words of the commands, each once: copy-id … session response …
@@ -98,10 +100,43 @@ _userdebug() {
     [[ ${COMP_WORDS[0]} == */* && -x ${COMP_WORDS[0]} ]] && program=${COMP_WORDS[0]}
     COMPREPLY=()
 
-    # The command words come first: `userdebug session import …`.
-    if ((cword == 1)); then
+    # An option's value, wherever it is (`--to cl`, `--session st` before the command too).
+    # `--to=cl`: bash splits at '=' (it is in COMP_WORDBREAKS) into `--to`, `=`, `cl`; where it
+    # is not, the word stays whole and the replies keep the `--to=` prefix.
+    if ((cword > 1)); then
+        if [[ $cur == = ]] && _userdebug_complete_value "$prev" '' "$program"; then
+            return 0
+        fi
+        if [[ $prev == = ]] && ((cword > 2)) && _userdebug_complete_value "${COMP_WORDS[cword - 2]}" "$cur" "$program"; then
+            return 0
+        fi
+        if [[ $prev == -* ]] && _userdebug_complete_value "$prev" "$cur" "$program"; then
+            return 0
+        fi
+    fi
+    if [[ $cur == --*=* ]]; then
+        local option=${cur%%=*}
+        if _userdebug_complete_value "$option" "${cur#*=}" "$program"; then
+            for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]="$option=${COMPREPLY[i]}"; done
+        fi
+        return 0
+    fi
+
+    # Global options may come before the command: `userdebug --session staging copy-id`.
+    local start=1
+    while ((start < cword)); do
+        case ${COMP_WORDS[start]} in
+            --session) [[ ${COMP_WORDS[start + 1]} == = ]] && ((start += 3)) || ((start += 2)) ;;
+            --session=* | --reveal | --quiet | -q) ((start += 1)) ;;
+            *) break ;;
+        esac
+    done
+    ((start <= cword)) || return 0
+
+    # The command words come next: `userdebug session import …`.
+    if ((cword == start)); then
         if [[ $cur == -* ]]; then
-            COMPREPLY=($(compgen -W '--help --version' -- "$cur"))
+            COMPREPLY=($(compgen -W '--help --version --session --reveal --quiet' -- "$cur"))
         else
             _userdebug_command_words
             COMPREPLY=($(compgen -W "$REPLY" -- "$cur"))
@@ -110,17 +145,17 @@ _userdebug() {
     fi
     for entry in "${_userdebug_commands[@]}"; do
         word=${entry%%|*}
-        [[ $word == "${COMP_WORDS[1]} "* ]] && subcommands+=" ${word#* }"
+        [[ $word == "${COMP_WORDS[start]} "* ]] && subcommands+=" ${word#* }"
     done
-    local first=2
-    path=${COMP_WORDS[1]}
+    local first=$((start + 1))
+    path=${COMP_WORDS[start]}
     if [[ -n $subcommands ]]; then
-        if ((cword == 2)); then
+        if ((cword == start + 1)); then
             COMPREPLY=($(compgen -W "$subcommands" -- "$cur"))
             return 0
         fi
-        path+=" ${COMP_WORDS[2]}"
-        first=3
+        path+=" ${COMP_WORDS[start + 1]}"
+        first=$((start + 2))
     fi
     for entry in "${_userdebug_commands[@]}"; do
         if [[ ${entry%%|*} == "$path" ]]; then
@@ -131,25 +166,6 @@ _userdebug() {
         fi
     done
     [[ -n $found ]] || return 0
-
-    # `--to=cl`: bash splits at '=' (it is in COMP_WORDBREAKS) into `--to`, `=`, `cl`; where it
-    # is not, the word stays whole and the replies keep the `--to=` prefix.
-    if [[ $cur == = ]] && _userdebug_complete_value "$prev" '' "$program"; then
-        return 0
-    fi
-    if [[ $prev == = ]] && ((cword > first + 1)) && _userdebug_complete_value "${COMP_WORDS[cword - 2]}" "$cur" "$program"; then
-        return 0
-    fi
-    if [[ $cur == --*=* ]]; then
-        local option=${cur%%=*}
-        if _userdebug_complete_value "$option" "${cur#*=}" "$program"; then
-            for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]="$option=${COMPREPLY[i]}"; done
-        fi
-        return 0
-    fi
-    if ((cword > first)) && [[ $prev == -* ]] && _userdebug_complete_value "$prev" "$cur" "$program"; then
-        return 0
-    fi
 
     # Count the positional arguments already given (a command takes at most one).
     local positionals=0 after_dashes=''
@@ -180,7 +196,8 @@ _userdebug() {
                 mapfile -t COMPREPLY < <(compgen -f -- "$cur") # names with spaces stay whole
                 [[ -z $cur || $cur == - ]] && COMPREPLY+=(-)
                 ;;
-            session) _userdebug_sessions "$cur" "$program" ;;
+            session) _userdebug_words sessions "$cur" "$program" ;;
+            action) _userdebug_words actions "$cur" "$program" ;;
             response) COMPREPLY=($(compgen -W 'last' -- "$cur")) ;;
             command)
                 _userdebug_command_words

@@ -4,12 +4,32 @@
 # fish looks in ~/.local/share/fish/vendor_completions.d and /usr/share/fish/vendor_completions.d.
 #
 # Adding a command is one `__userdebug_command` line at the end; an option no command had before
-# also needs a line in __userdebug_option.
+# also needs a line in __userdebug_option. What only the store or the config knows (action ids,
+# tags, statuses, session names) comes from `userdebug __complete KIND` at completion time.
+
+# The words of the command line before the cursor without the leading global options, which may
+# come before the command (`userdebug --session staging copy-id`); the program is first.
+function __userdebug_tokens
+    set -l tokens (commandline -opc)
+    set -l result $tokens[1]
+    set -e tokens[1]
+    while test (count $tokens) -ge 1
+        switch $tokens[1]
+            case --session
+                set -e tokens[1..2]
+            case '--session=*' --reveal --quiet -q
+                set -e tokens[1]
+            case '*'
+                break
+        end
+    end
+    printf '%s\n' $result $tokens
+end
 
 # The command the line names so far: "copy-id", "session import", "session" (a group without its
 # subcommand yet), or nothing.
 function __userdebug_current_command
-    set -l tokens (commandline -opc)
+    set -l tokens (__userdebug_tokens)
     set -e tokens[1]
     test (count $tokens) -ge 1; or return
     string match -q -- '-*' $tokens[1]; and return
@@ -32,7 +52,7 @@ end
 
 # Whether no command is named yet.
 function __userdebug_needs_command
-    set -l tokens (commandline -opc)
+    set -l tokens (__userdebug_tokens)
     test (count $tokens) -eq 1
 end
 
@@ -45,7 +65,7 @@ end
 # Whether no positional argument follows the command yet (every command takes at most one).
 # Counts words that are neither options nor the value of the option before them.
 function __userdebug_needs_argument
-    set -l tokens (commandline -opc)
+    set -l tokens (__userdebug_tokens)
     set -l words (string split ' ' -- (__userdebug_current_command))
     set -e tokens[1..(math (count $words) + 1)]
     set -l skip 0
@@ -63,23 +83,24 @@ function __userdebug_needs_argument
     return 0
 end
 
-# Session names from `userdebug session list --json`, one JSON object per line. The first
-# "name" member of a line is the session's (the user's own "name" comes later, inside "user").
-# No jq: it may not be installed.
-function __userdebug_sessions
-    userdebug session list --json 2>/dev/null | string match -r -g '"name":"([^"\\\\]*)"'
+# What `userdebug __complete KIND` lists: actions, tags, statuses or sessions; asked of the
+# program the command line names.
+function __userdebug_words -a kind
+    set -l program (commandline -opc)[1]
+    string match -q -- '*/*' $program; or set program userdebug
+    command -q $program; or return
+    command $program __complete $kind 2>/dev/null
 end
 
 # The options that take a value (so their value is not taken for a positional argument).
 set -g __userdebug_value_options session to backend lifetime tag path status name id token base-url environment limit selection target timeout
 set -g __userdebug_groups
 
-# Declares option $argv[2] for the command(s) $argv[1].
-function __userdebug_option -a commands option
-    set -l when "__userdebug_using $commands"
+# Declares option $argv[2] where the condition $argv[1] holds (a command is named, or none yet).
+function __userdebug_option -a when option
     switch $option
         case session
-            complete -c userdebug -n $when -l session -x -a '(__userdebug_sessions)' -d 'Use this session instead of the current one'
+            complete -c userdebug -n $when -l session -x -a '(__userdebug_words sessions)' -d 'Use this session instead of the current one'
         case reveal
             complete -c userdebug -n $when -l reveal -d 'Show secrets instead of redacting them'
         case quiet
@@ -105,11 +126,11 @@ function __userdebug_option -a commands option
         case backend
             complete -c userdebug -n $when -l backend -x -a 'auto wayland x11' -d 'The clipboard backend'
         case tag
-            complete -c userdebug -n $when -l tag -x -d 'A tag (filter, or add when recording)'
+            complete -c userdebug -n $when -l tag -x -a '(__userdebug_words tags)' -d 'A tag (filter, or add when recording)'
         case path
             complete -c userdebug -n $when -l path -x -d 'Only responses whose URL contains this'
         case status
-            complete -c userdebug -n $when -l status -x -a '2xx 3xx 4xx 5xx' -d 'Only responses with this status or class'
+            complete -c userdebug -n $when -l status -x -a '(__userdebug_words statuses)' -d 'Only responses with this status or class'
         case body
             complete -c userdebug -n $when -l body -d 'The response body (default)'
         case headers
@@ -160,7 +181,7 @@ function __userdebug_option -a commands option
 end
 
 # Declares a command: its words, description, positional argument (file, session, response,
-# command or none) and the options it accepts besides the global ones.
+# action, command or none) and the options it accepts besides the global ones.
 function __userdebug_command -a words description argument
     set -l options $argv[4..-1] session reveal quiet help
     set -l parts (string split ' ' -- $words)
@@ -178,20 +199,26 @@ function __userdebug_command -a words description argument
         case file
             complete -c userdebug -n $when -F -a - -d 'JSON file, or - for standard input'
         case session
-            complete -c userdebug -n $when -a '(__userdebug_sessions)' -d Session
+            complete -c userdebug -n $when -a '(__userdebug_words sessions)' -d Session
+        case action
+            complete -c userdebug -n $when -a '(__userdebug_words actions)' -d Action
         case response
             complete -c userdebug -n $when -a last -d 'The newest matching response'
         case command
             complete -c userdebug -n $when -a '(complete -C"userdebug " | string replace -r "\t.*" "")'
     end
     for option in $options
-        __userdebug_option "'$words'" $option
+        __userdebug_option "__userdebug_using '$words'" $option
     end
 end
 
 complete -c userdebug -f
 complete -c userdebug -n __userdebug_needs_command -s h -l help -d 'Show help'
 complete -c userdebug -n __userdebug_needs_command -l version -d 'Print the version'
+# The global options that may come before the command.
+for option in session reveal quiet
+    __userdebug_option __userdebug_needs_command $option
+end
 
 __userdebug_command copy-id 'Copy the current user identifier' none to lifetime hand-off new-owner backend
 __userdebug_command dump-json 'Dump the current user as JSON' none to lifetime hand-off new-owner backend
@@ -199,7 +226,7 @@ __userdebug_command print-response 'Print a recorded backend response' response 
 __userdebug_command copy-token 'Copy the session auth token (a secret)' none to lifetime hand-off new-owner backend
 __userdebug_command menu 'Show the debug menu (action ids and titles)' none json popup trace dmenu launcher
 __userdebug_command rofi 'rofi script mode: the menu in rofi' none trace
-__userdebug_command run 'Run a debug action by id' none to lifetime hand-off new-owner backend trace
+__userdebug_command run 'Run a debug action by id' action to lifetime hand-off new-owner backend trace
 __userdebug_command 'session import' 'Record a session from a JSON document' file name keep-current from-clipboard backend
 __userdebug_command 'session set' 'Create or update a session from flags' none id name token token-stdin base-url environment
 __userdebug_command 'session list' 'List the sessions' none json

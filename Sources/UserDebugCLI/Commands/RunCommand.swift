@@ -12,7 +12,7 @@ enum RunCommand {
             The payload goes where --to says, like every action. Built-in ids: copy-id, copy-name,
             dump-json, copy-token, print-response, print-login-response, print-response-2xx … -5xx;
             actions from the backend section (backend.body, backend.field.NAME) resolve first.
-            Example: userdebug run admin-url --to stdout
+            Example: userdebug run copy-name --to stdout
             """,
         options: ActionCommands.outputOptions + [MenuSources.traceOption],
         maxPositionals: 1

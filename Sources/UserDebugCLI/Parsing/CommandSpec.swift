@@ -10,6 +10,16 @@ struct OptionSpec: Sendable {
     var repeatable = false
     /// One line of help.
     var help: String
+    /// Checks a value when the command line is read, before anything is opened, so a typo is
+    /// reported as such (exit 64) rather than as whatever the command met first (no store).
+    var check: (@Sendable (String) throws(CommandError) -> Void)? = nil
+
+    /// This option with its value checked by `check` when the command line is read.
+    func checked(_ check: @escaping @Sendable (String) throws(CommandError) -> Void) -> OptionSpec {
+        var copy = self
+        copy.check = check
+        return copy
+    }
 
     static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
         OptionSpec(name: name, short: short, valueName: nil, help: help)

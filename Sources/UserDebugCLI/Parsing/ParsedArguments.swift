@@ -31,7 +31,8 @@ struct ParsedArguments: Sendable {
             case .option(let name, let inlineValue, _):
                 guard let found = lookup(name) else {
                     throw UsageError(
-                        message: "unknown option '--\(name)' for '\(spec.path.joined(separator: " "))'",
+                        message: "unknown option '--\(name)' for '\(spec.path.joined(separator: " "))'"
+                            + Suggestion.phrase(for: name, among: options.map(\.name), prefix: "--"),
                         command: spec.path)
                 }
                 option = found
@@ -60,6 +61,11 @@ struct ParsedArguments: Sendable {
             }
             if !option.repeatable, parsed.values[option.name] != nil {
                 throw UsageError(message: "option '--\(option.name)' given more than once", command: spec.path)
+            }
+            do {
+                try option.check?(value)
+            } catch {
+                throw UsageError(message: error.message, command: spec.path)
             }
             parsed.values[option.name, default: []].append(value)
         }

@@ -109,6 +109,12 @@ struct BackendChoice: Sendable, Equatable {
     /// standard output, so a typo never goes unnoticed.
     static func option(_ arguments: ParsedArguments) throws(CommandError) -> ClipboardBackendPreference? {
         guard let text = arguments.value("backend") else { return nil }
+        return try parse(text)
+    }
+
+    /// `--backend TEXT` as a preference.
+    /// - Throws: exit 64 naming the value and the accepted ones.
+    static func parse(_ text: String) throws(CommandError) -> ClipboardBackendPreference {
         guard let preference = ClipboardBackendPreference(rawValue: text) else {
             let names = ClipboardBackendPreference.allCases.map(\.rawValue).joined(separator: ", ")
             throw CommandError(.usage, "unknown --backend '\(text)'; expected one of: \(names)")

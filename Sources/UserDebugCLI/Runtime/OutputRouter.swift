@@ -4,9 +4,11 @@ import X11Clipboard
 /// The options of the commands that deliver a result (`--to`) or copy one.
 extension OutputTarget {
     static let option = OptionSpec.value(
-        "to", "TARGET", "Where the result goes: auto, stdout, clipboard, primary or both (default auto).")
+        "to", "TARGET", "Where the result goes: auto, stdout, clipboard, primary or both (default auto)."
+    ).checked { text throws(CommandError) in _ = try parse(option: text) }
     static let lifetimeOption = OptionSpec.value(
-        "lifetime", "SECONDS", "Stop serving the selection after this many seconds.")
+        "lifetime", "SECONDS", "Stop serving the selection after this many seconds."
+    ).checked { text throws(CommandError) in _ = try lifetime(text) }
     static let handOffOption = OptionSpec.flag(
         "hand-off",
         "Hand the content to a running clipboard manager at once and stop serving (keep serving without one).")
@@ -14,7 +16,27 @@ extension OutputTarget {
         "new-owner", "Start a new owner process even if one of ours already serves the selection.")
     /// `--backend`, accepted by every command that uses the clipboard (`BackendChoice`).
     static let backendOption = OptionSpec.value(
-        "backend", "BACKEND", "The clipboard backend: auto, wayland or x11 (default auto: see 'userdebug doctor').")
+        "backend", "BACKEND", "The clipboard backend: auto, wayland or x11 (default auto: see 'userdebug doctor')."
+    ).checked { text throws(CommandError) in _ = try BackendChoice.parse(text) }
+
+    /// `--to TEXT` as a target.
+    /// - Throws: exit 64 naming the value and the accepted ones.
+    static func parse(option text: String) throws(CommandError) -> OutputTarget {
+        guard let target = OutputTarget(rawValue: text) else {
+            throw CommandError(
+                .usage, "unknown --to '\(text)'; expected one of: \(allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return target
+    }
+
+    /// `--lifetime TEXT` in seconds.
+    /// - Throws: exit 64 unless it is a positive finite number.
+    static func lifetime(_ text: String) throws(CommandError) -> Double {
+        guard let seconds = Double(text), seconds.isFinite, seconds > 0 else {
+            throw CommandError(.usage, "--lifetime needs a positive number of seconds, got '\(text)'")
+        }
+        return seconds
+    }
 }
 
 /// Sends payloads to the target chosen by `--to`, the config and the kind of stdout.
@@ -60,15 +82,7 @@ struct OutputRouter {
     }
 
     private func chosenTarget() throws -> OutputTarget {
-        if let text = invocation.arguments.value("to") {
-            guard let target = OutputTarget(rawValue: text) else {
-                throw CommandError(
-                    .usage,
-                    "unknown --to '\(text)'; expected one of: \(OutputTarget.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
-            }
-            return target
-        }
+        if let text = invocation.arguments.value("to") { return try OutputTarget.parse(option: text) }
         return try invocation.config().output.defaultTarget
     }
 
@@ -90,10 +104,7 @@ struct OutputRouter {
     func copy(_ payload: Payload, to selection: SelectionName) throws -> String {
         var options = try invocation.config().clipboard
         if let lifetime = invocation.arguments.value("lifetime") {
-            guard let seconds = Double(lifetime), seconds.isFinite, seconds > 0 else {
-                throw CommandError(.usage, "--lifetime needs a positive number of seconds, got '\(lifetime)'")
-            }
-            options.lifetime = seconds
+            options.lifetime = try OutputTarget.lifetime(lifetime)
         }
         let policy = try ownerPolicy()
         let (preference, _) = try BackendChoice.preference(invocation)

@@ -83,6 +83,9 @@ public enum MenuError: Error, Sendable, CustomStringConvertible {
     case noSuchAction(id: String, available: [String])
     /// A lifecycle step was taken out of order (a programming error in the host).
     case outOfOrder(String)
+    /// No action has this id because the deferred section it would come from (`backend` for
+    /// `backend.body`) failed or timed out: `reason` is the section's error, e.g. curl's.
+    case sectionUnavailable(id: String, section: String, reason: String, timedOut: Bool)
 
     /// A message for stderr.
     public var description: String {
@@ -93,6 +96,8 @@ public enum MenuError: Error, Sendable, CustomStringConvertible {
         case .noSuchAction(let id, let available):
             return "no action '\(id)'; available: \(available.joined(separator: ", "))"
         case .outOfOrder(let what): return "menu lifecycle used out of order: \(what)"
+        case .sectionUnavailable(let id, let section, let reason, _):
+            return "'\(id)' comes from '\(section)', which failed: \(reason)"
         }
     }
 }

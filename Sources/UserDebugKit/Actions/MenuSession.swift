@@ -80,7 +80,9 @@ public final class MenuSession: Sendable {
             try resolveDeferred()
         }
         guard let action = elements.action(id: id) else {
-            let error = MenuError.noSuchAction(id: id, available: elements.allActions.map(\.id))
+            let error =
+                Self.unavailableSection(for: id, in: elements)
+                ?? MenuError.noSuchAction(id: id, available: elements.allActions.map(\.id))
             end(.failed(error.description))
             throw error
         }
@@ -92,6 +94,25 @@ public final class MenuSession: Sendable {
             throw error
         }
         end(.performed(actionID: id))
+    }
+
+    /// The error of the failed or timed-out deferred section whose actions `id` names
+    /// (`backend.body` and the `backend` section), nil when there is none.
+    private static func unavailableSection(for id: String, in elements: [MenuElement]) -> MenuError? {
+        for element in elements {
+            if case .deferred(let section) = element, id.hasPrefix(section.id + ".") {
+                switch section.state {
+                case .failed(let reason):
+                    return .sectionUnavailable(id: id, section: section.title, reason: reason, timedOut: false)
+                case .timedOut:
+                    let reason = "timed out after \(formatSeconds(section.timeout)) s"
+                    return .sectionUnavailable(id: id, section: section.title, reason: reason, timedOut: true)
+                case .pending, .resolved: break
+                }
+            }
+            if let found = unavailableSection(for: id, in: element.children) { return found }
+        }
+        return nil
     }
 
     /// Dismisses the menu without running anything (`willEnd(.cancelled)`); nothing when it
