@@ -23,10 +23,9 @@ test_packages=(
   cinnamon-settings-daemon dbus-daemon        # csd-clipboard: a real clipboard manager (SAVE_TARGETS)
   python3 python3-venv curl dash              # test helpers, echo server, shell-safety checks
   python3-brotli zstd                         # br and zstd answers from the echo server, and the leak search
-  nodejs jq                                   # the README login recipes run by LoginRecipeTests (Node; jq in the shell one)
+  nodejs jq                                   # the README login recipes (LoginRecipeTests) and its quick start (ReadmeQuickStartTests)
   zsh fish groff-base                         # completion syntax checks, man page rendering
   strace                                      # which files the hotkey path opens (HotPathCacheTests)
-  jq                                          # README's quick start, run as written (ReadmeQuickStartTests)
   libxtst-dev libxcb-xtest0-dev libxcb-xfixes0-dev # key injection and selection watching in tests and benchmarks
   xdotool xbindkeys sxhkd                     # real key presses, and hotkey daemons to compare with and to conflict with
   suckless-tools rofi fuzzel wofi bemenu      # dmenu-style launchers driven by the tests
