@@ -150,29 +150,27 @@ import Testing
         return home
     }
 
-    @Test func theSxhkdRecipesCopyWithStdoutSentToAFile() throws {
+    /// Installs the recipe file `name` (with the binary's path), starts the tool `argv(rcPath)`
+    /// with stdout to a file, presses every action binding `parse` finds in the file.
+    func runRecipes(_ name: String, parse: (String) -> [Binding], argv: (String) -> [String]) throws {
         let home = try recordedHome()
-        let rc = try home.file("sxhkdrc", Self.withBinary(try Self.text("sxhkdrc")))
+        let text = try Self.text(name)
+        let rc = try home.file(name, Self.withBinary(text))
         try withXvfb { x in
-            let (tool, out) = try startTool(["sxhkd", "-c", rc], x, home)
+            let (tool, out) = try startTool(argv(rc), x, home)
             defer {
                 tool.kill()
                 tool.wait()
             }
-            try pressEach(Self.sxhkdBindings(try Self.text("sxhkdrc")), tool: tool, out: out, x, home)
+            try pressEach(parse(text), tool: tool, out: out, x, home)
         }
     }
 
+    @Test func theSxhkdRecipesCopyWithStdoutSentToAFile() throws {
+        try runRecipes("sxhkdrc", parse: Self.sxhkdBindings) { ["sxhkd", "-c", $0] }
+    }
+
     @Test func theXbindkeysRecipesCopyWithStdoutSentToAFile() throws {
-        let home = try recordedHome()
-        let rc = try home.file("xbindkeysrc", Self.withBinary(try Self.text("xbindkeysrc")))
-        try withXvfb { x in
-            let (tool, out) = try startTool(["xbindkeys", "-n", "-f", rc], x, home)
-            defer {
-                tool.kill()
-                tool.wait()
-            }
-            try pressEach(Self.xbindkeysBindings(try Self.text("xbindkeysrc")), tool: tool, out: out, x, home)
-        }
+        try runRecipes("xbindkeysrc", parse: Self.xbindkeysBindings) { ["xbindkeys", "-n", "-f", $0] }
     }
 }
