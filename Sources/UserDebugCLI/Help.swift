@@ -17,6 +17,9 @@ enum Help {
         text += """
 
             Global options: --session NAME, --reveal, --quiet, --help.
+            Output (--to auto, the default): a pipe or a file gets the result; a terminal gets it
+            shown and copied to the CLIPBOARD (one stderr line says so); a hotkey should say
+            --to clipboard. --to clipboard+stdout (alias both) always does both.
             Clipboard backend (--backend auto|wayland|x11, clipboard.backend): Wayland when
             WAYLAND_DISPLAY answers and offers data-control, else X11 when DISPLAY answers (GNOME,
             weston: through XWayland), else standard output; 'userdebug doctor' shows which and why.

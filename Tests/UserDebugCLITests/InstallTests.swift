@@ -77,8 +77,9 @@ import Testing
             words: ["userdebug", "session", ""], exactly: ["import", "set", "list", "show", "use", "remove"]),
         CompletionCase(words: ["userdebug", "response", ""], exactly: ["record", "list", "import"]),
         CompletionCase(
-            words: ["userdebug", "copy-id", "--to", ""], exactly: ["auto", "stdout", "clipboard", "primary", "both"]),
-        CompletionCase(words: ["userdebug", "dump-json", "--to", "c"], exactly: ["clipboard"]),
+            words: ["userdebug", "copy-id", "--to", ""],
+            exactly: ["auto", "stdout", "clipboard", "primary", "clipboard+stdout"]),
+        CompletionCase(words: ["userdebug", "dump-json", "--to", "c"], exactly: ["clipboard", "clipboard+stdout"]),
         CompletionCase(words: ["userdebug", "copy-id", "--to", "=", "p"], exactly: ["primary"]),
         CompletionCase(words: ["userdebug", "copy-id", "--to=s"], exactly: ["--to=stdout"]),
         CompletionCase(words: ["userdebug", "copy", "--selection", ""], exactly: ["clipboard", "primary"]),

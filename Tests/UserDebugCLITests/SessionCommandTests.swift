@@ -26,7 +26,7 @@ import Testing
 
     @Test func setCreatesUpdatesAndUseSwitches() throws {
         try home.ok(["session", "set", "--session", "a", "--id", "u-a", "--name", "Alice"])
-        try home.ok(["session", "set", "--session", "b", "--id", "u-b"])
+        try home.ok(["session", "set", "--session", "b", "--id", "u-b", "--keep-current"])
         #expect(try home.ok(["copy-id"]).out == "u-a\n")
         try home.ok(["session", "use", "b"])
         #expect(try home.ok(["copy-id"]).out == "u-b\n")
@@ -37,6 +37,55 @@ import Testing
         try home.ok(["session", "remove", "b"])
         #expect(try home.run(["copy-id"]).status == 66)
         #expect(try home.run(["session", "use", "b"]).status == 66)
+    }
+
+    /// The last stderr line of a command that wrote a session.
+    func lastLine(_ result: RunResult) -> String {
+        result.err.split(separator: "\n").last.map(String.init) ?? ""
+    }
+
+    /// `session set` and `session import` mean the same by "current": the session they record
+    /// becomes the one the debug actions use, unless `--keep-current`; each says which is current.
+    @Test func setAndImportBothMakeTheSessionCurrentAndSaySo() throws {
+        let first = try home.ok(["session", "import", "-"], stdin: Samples.session)
+        #expect(lastLine(first) == "userdebug: current session: 'staging' (usr_1)", "\(first)")
+        let set = try home.ok(
+            ["session", "set", "--session", "slow", "--id", "usr_9", "--token-stdin"], stdin: Samples.canary + "-2")
+        #expect(lastLine(set) == "userdebug: current session: 'slow' (usr_9)", "\(set)")
+        #expect(!set.err.contains(Samples.canary))
+        #expect(try home.ok(["copy-id"]).out == "usr_9\n")
+
+        let kept = try home.ok(["session", "set", "--session", "other", "--id", "usr_7", "--keep-current"])
+        #expect(lastLine(kept) == "userdebug: current session: 'slow' (usr_9)", "\(kept)")
+        #expect(try home.ok(["copy-id"]).out == "usr_9\n")
+        let imported = try home.ok(
+            ["session", "import", "-", "--name", "quiet", "--keep-current"], stdin: #"{"id": "usr_5"}"#)
+        #expect(lastLine(imported) == "userdebug: current session: 'slow' (usr_9)", "\(imported)")
+        // Updating the current session's fields keeps it current; updating another makes it current.
+        let updated = try home.ok(["session", "set", "--session", "other", "--name", "Seven"])
+        #expect(lastLine(updated) == "userdebug: current session: 'other' (usr_7)", "\(updated)")
+        #expect(try home.ok(["copy-id"]).out == "usr_7\n")
+
+        let used = try home.ok(["session", "use", "staging"])
+        #expect(lastLine(used) == "userdebug: current session: 'staging' (usr_1)", "\(used)")
+        let removed = try home.ok(["session", "remove", "staging"])
+        #expect(lastLine(removed).hasPrefix("userdebug: no session is current"), "\(removed)")
+        // --quiet silences it, like every notice.
+        #expect(try home.ok(["session", "use", "slow", "--quiet"]).err.isEmpty)
+    }
+
+    @Test func keepCurrentOnAnEmptyStoreStillMakesTheOnlySessionCurrent() throws {
+        let set = try home.ok(["session", "set", "--session", "first", "--id", "usr_1", "--keep-current"])
+        #expect(lastLine(set) == "userdebug: current session: 'first' (usr_1)", "\(set)")
+        #expect(try home.ok(["copy-id"]).out == "usr_1\n")
+    }
+
+    @Test func theHelpOfSetAndImportSaysTheSessionBecomesCurrent() throws {
+        for command in [["session", "set"], ["session", "import"]] {
+            let help = try home.ok(command + ["--help"]).out
+            #expect(help.contains("--keep-current"), "\(help)")
+            #expect(help.contains("becomes the current one"), "\(help)")
+        }
     }
 
     @Test func theTokenCanComeFromStdinSoItStaysOutOfTheProcessList() throws {

@@ -155,7 +155,7 @@ struct BadConfig: Sendable, CustomTestStringConvertible {
     BadConfig(
         text: "{\"output\": {\"defaultTarget\": \"clipbaord\"}}",
         description:
-            "config.json:1:30: output.defaultTarget: expected one of \"auto\", \"stdout\", \"clipboard\", \"primary\", \"both\", got \"clipbaord\""
+            "config.json:1:30: output.defaultTarget: expected one of \"auto\", \"stdout\", \"clipboard\", \"primary\", \"clipboard+stdout\", got \"clipbaord\""
     ),
     BadConfig(
         text: "{\"output\": {\"selection\": 1}}",

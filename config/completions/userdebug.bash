@@ -20,7 +20,7 @@ _userdebug_commands=(
     'rofi|--trace|'
     'run|--to --lifetime --hand-off --new-owner --backend --trace|action'
     'session import|--name --keep-current --from-clipboard --backend|file'
-    'session set|--id --name --token --token-stdin --base-url --environment|'
+    'session set|--id --name --token --token-stdin --base-url --environment --keep-current|'
     'session list|--json|'
     'session show||session'
     'session use||session'
@@ -28,10 +28,10 @@ _userdebug_commands=(
     'response record|--tag|file'
     'response list|--tag --path --status --limit --all-sessions --json|'
     'response import|--tag|file'
-    'export curl|--tag --path --status --body-file --one-line --to --lifetime --hand-off --new-owner --backend|response'
+    'export curl|--tag --path --status --body-file --one-line --keep-client-headers --to --lifetime --hand-off --new-owner --backend|response'
     'export har|--tag --path --status --limit --all-sessions --to --lifetime --hand-off --new-owner --backend|response'
     'export postman-env|--to --lifetime --hand-off --new-owner --backend|'
-    'export postman-collection|--tag --path --status --limit --to --lifetime --hand-off --new-owner --backend|response'
+    'export postman-collection|--tag --path --status --limit --keep-client-headers --to --lifetime --hand-off --new-owner --backend|response'
     'capture|--tag|'
     'copy|--selection --secret --json --lifetime --hand-off --new-owner --backend|'
     'paste|--selection --target --timeout --raw --backend|'
@@ -48,7 +48,7 @@ _userdebug_global_options='--session --reveal --quiet --help'
 # __complete KIND` lists: @sessions, @tags, @statuses); status 1 for a flag.
 _userdebug_value_of() {
     case $1 in
-        --to) REPLY='auto stdout clipboard primary both' ;;
+        --to) REPLY='auto stdout clipboard primary clipboard+stdout' ;;
         --selection) REPLY='clipboard primary' ;;
         --backend) REPLY='auto wayland x11' ;;
         --status) REPLY=@statuses ;;

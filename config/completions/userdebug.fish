@@ -108,7 +108,7 @@ function __userdebug_option -a when option
         case help
             complete -c userdebug -n $when -s h -l help -d 'Show help for the command'
         case to
-            complete -c userdebug -n $when -l to -x -a 'auto stdout clipboard primary both' -d 'Where the result goes'
+            complete -c userdebug -n $when -l to -x -a 'auto stdout clipboard primary clipboard+stdout' -d 'Where the result goes'
         case trace
             complete -c userdebug -n $when -l trace -d 'Print the menu lifecycle events on stderr'
         case dmenu
@@ -142,7 +142,7 @@ function __userdebug_option -a when option
         case name
             complete -c userdebug -n $when -l name -x -d 'Session name (import) or user display name (set)'
         case keep-current
-            complete -c userdebug -n $when -l keep-current -d 'Do not make the imported session current'
+            complete -c userdebug -n $when -l keep-current -d 'Do not make the recorded session current'
         case from-clipboard
             complete -c userdebug -n $when -l from-clipboard -d 'Read the document from the CLIPBOARD'
         case id
@@ -175,6 +175,8 @@ function __userdebug_option -a when option
             complete -c userdebug -n $when -l body-file -r -F -d 'Where to write a binary request body'
         case one-line
             complete -c userdebug -n $when -l one-line -d 'The whole command on one line'
+        case keep-client-headers
+            complete -c userdebug -n $when -l keep-client-headers -d 'Keep the User-Agent and Accept the client added by itself'
         case '*'
             echo "userdebug.fish: no completion for option --$option" >&2
     end
@@ -228,7 +230,7 @@ __userdebug_command menu 'Show the debug menu (action ids and titles)' none json
 __userdebug_command rofi 'rofi script mode: the menu in rofi' none trace
 __userdebug_command run 'Run a debug action by id' action to lifetime hand-off new-owner backend trace
 __userdebug_command 'session import' 'Record a session from a JSON document' file name keep-current from-clipboard backend
-__userdebug_command 'session set' 'Create or update a session from flags' none id name token token-stdin base-url environment
+__userdebug_command 'session set' 'Create or update a session from flags' none id name token token-stdin base-url environment keep-current
 __userdebug_command 'session list' 'List the sessions' none json
 __userdebug_command 'session show' 'Show one session as JSON' session
 __userdebug_command 'session use' 'Make a session the current one' session
@@ -236,10 +238,10 @@ __userdebug_command 'session remove' 'Remove a session and its responses' sessio
 __userdebug_command 'response record' 'Record backend responses from a JSON document' file tag
 __userdebug_command 'response list' 'List recorded responses, newest first' none tag path status limit all-sessions json
 __userdebug_command 'response import' 'Import a HAR 1.2 file, all entries or none' file tag
-__userdebug_command 'export curl' 'A recorded request as a shell-safe curl command' response tag path status body-file one-line to lifetime hand-off new-owner backend
+__userdebug_command 'export curl' 'A recorded request as a shell-safe curl command' response tag path status body-file one-line keep-client-headers to lifetime hand-off new-owner backend
 __userdebug_command 'export har' 'Recorded responses as a HAR 1.2 file' response tag path status limit all-sessions to lifetime hand-off new-owner backend
 __userdebug_command 'export postman-env' 'The session as a Postman environment' none to lifetime hand-off new-owner backend
-__userdebug_command 'export postman-collection' 'Recorded requests as a Postman collection v2.1' response tag path status limit to lifetime hand-off new-owner backend
+__userdebug_command 'export postman-collection' 'Recorded requests as a Postman collection v2.1' response tag path status limit keep-client-headers to lifetime hand-off new-owner backend
 __userdebug_command capture 'Run curl and record what it sends and receives' none tag
 __userdebug_command copy 'Put standard input on the clipboard' none selection secret json lifetime hand-off new-owner backend
 __userdebug_command paste 'Print the clipboard content' none selection target timeout raw backend

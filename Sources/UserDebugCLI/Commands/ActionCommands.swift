@@ -12,11 +12,12 @@ enum ActionCommands {
 
     static let copyID = CommandSpec(
         path: ["copy-id"],
-        summary: "Copy the current user's identifier (to the clipboard, or stdout when piped).",
+        summary: "Copy the current user's identifier (to the clipboard and the terminal, or stdout when piped).",
         usage: "copy-id [--session NAME] [--to TARGET]",
         discussion: """
-            Bind it to a hotkey: with stdout not a pipe, the identifier goes to the CLIPBOARD when a
-            display answers, else to stdout with a notice on stderr. Piped, it prints the identifier.
+            On a terminal it copies the identifier to the CLIPBOARD and prints it; piped or redirected
+            to a file, it only prints it; with no display answering, it prints it with a notice on
+            stderr. From a hotkey, write --to clipboard: the hotkey tool's stdout may be a file.
             Example: curl -s "$API/admin/users/$(userdebug copy-id)"
             """,
         options: outputOptions,
@@ -31,7 +32,8 @@ enum ActionCommands {
         usage: "dump-json [--session NAME] [--to TARGET] [--reveal]",
         discussion: """
             The user object: identifier, name, then every other field in key order, values exactly as
-            recorded. Example: userdebug dump-json | jq -r .email
+            recorded. On a terminal it is shown and copied to the CLIPBOARD; piped, only printed.
+            Example: userdebug dump-json | jq -r .email
             """,
         options: outputOptions,
         maxPositionals: 0
@@ -51,6 +53,7 @@ enum ActionCommands {
             (Content-Encoding gzip, deflate, br) is shown decoded. Without --reveal, a body that
             redaction cannot read (binary, or a coding it cannot undo: zstd, corrupt, over 256 MiB
             decoded) is shown as what it is: [body: 1,234 bytes, zstd-encoded, shown with --reveal].
+            On a terminal it is shown and copied to the CLIPBOARD; piped, only printed.
             Example: userdebug print-response --tag login | jq .user
             """,
         options: ResponseSelection.filterOptions + outputOptions + [
@@ -87,8 +90,9 @@ enum ActionCommands {
         discussion: """
             The token is offered with x-kde-passwordManagerHint=secret so clipboard managers do not
             record it, and the selection is cleared after clipboard.secretClearSeconds (default 30)
-            if we still own it. To hand it to curl without putting it in an argument (which every
-            local user can read), pipe it in as a header:
+            if we still own it. On a terminal it shows [redacted] (the token with --reveal). To hand
+            it to curl without putting it in an argument (which every local user can read), pipe it
+            in as a header:
             Example: userdebug copy-token --to stdout | sed 's/^/Authorization: Bearer /' | curl -H @- "$API/me"
             """,
         options: outputOptions,

@@ -33,16 +33,20 @@ enum ExportCommands {
             request is written as a curl config that curl reads on stdin (curl -K - and a
             here-document; printf piped into curl with --one-line), so the token is in no
             process's arguments. --body-file creates the file (never through a symbolic link) or
-            rewrites one of yours; anything else there is refused.
+            rewrites one of yours; anything else there is refused. curl's own User-Agent
+            (curl/x.y.z) and Accept: */* are left out (curl sends them anyway) unless
+            --keep-client-headers.
             Example: userdebug export curl --tag login --reveal --to stdout | sh
             """,
         options: ResponseSelection.filterOptions + ActionCommands.outputOptions + [
             .value("body-file", "PATH", "Where to write a binary request body (default in the state directory)."),
             .flag("one-line", "The whole command on one line (default: one option per line)."),
+            keepClientHeadersOption,
         ],
         maxPositionals: 1
     ) { invocation in
-        let (response, session) = try ResponseSelection.single(invocation)
+        let (selected, session) = try ResponseSelection.single(invocation)
+        let response = clientHeadersHandled(selected, invocation)
         let redactor = try invocation.redactor(for: session)
         let shown = redactor?.redact(response) ?? response.decodingBodies()
         // Revealed, the token is in the command: it goes to curl on stdin, never in an argv.
@@ -141,13 +145,16 @@ enum ExportCommands {
             identifier {{userId}} (as a whole path segment, query value, header value or JSON
             string). Requests to the base URL's origin carry Authorization: Bearer {{authToken}},
             except the login (tagged login, or answered with the token); other origins never get
-            the token. Cookies and other secrets are redacted unless --reveal.
+            the token. Cookies and other secrets are redacted unless --reveal. The headers the
+            recording client added by itself (User-Agent: curl/x.y.z, Accept: */*) are left out
+            unless --keep-client-headers; a User-Agent or Accept the app set is kept.
             Example: userdebug export postman-collection > api.json; userdebug export postman-env --reveal > env.json
             """,
-        options: selectionOptions + ActionCommands.outputOptions,
+        options: selectionOptions + ActionCommands.outputOptions + [keepClientHeadersOption],
         maxPositionals: 1
     ) { invocation in
-        let (responses, session) = try ExportSelection.many(invocation)
+        let (selected, session) = try ExportSelection.many(invocation)
+        let responses = selected.map { clientHeadersHandled($0, invocation) }
         let redactor = try invocation.redactor(for: session)
         let collection = PostmanCollection(responses, session: session, redactor: redactor)
         if collection.binaryBodiesLeftOut > 0 {
@@ -162,6 +169,16 @@ enum ExportCommands {
                 // origin is {{authToken}} either way).
                 PostmanCollection(responses, session: session, redactor: $0).document != collection.document
             })
+    }
+
+    static let keepClientHeadersOption = OptionSpec.flag(
+        "keep-client-headers",
+        "Keep the headers the recording client added by itself (User-Agent: curl/x.y.z, Accept: */*).")
+
+    /// `response` as an export of requests shows it: without the headers the recording client
+    /// added by itself (`ClientDefaultHeaders`) unless `--keep-client-headers`.
+    static func clientHeadersHandled(_ response: BackendResponse, _ invocation: Invocation) -> BackendResponse {
+        invocation.arguments.has("keep-client-headers") ? response : ClientDefaultHeaders.removed(from: response)
     }
 
     /// A payload marked secret when it was revealed and holds a secret by the rule of

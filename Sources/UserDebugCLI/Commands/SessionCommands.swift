@@ -4,6 +4,10 @@ import UserDebugKit
 enum SessionCommands {
     static let all: [CommandSpec] = [importCommand, setCommand, listCommand, showCommand, useCommand, removeCommand]
 
+    /// `--keep-current`, for the commands that record a session.
+    static let keepCurrentOption = OptionSpec.flag(
+        "keep-current", "Do not make the recorded session the current one.")
+
     static let importCommand = CommandSpec(
         path: ["session", "import"],
         summary: "Record a session from a JSON document (a file, or - for stdin).",
@@ -12,13 +16,14 @@ enum SessionCommands {
             The document is {"name": "staging", "user": {"identifier": "usr_1", "name": "Zoë", …},
             "token": "…", "baseURL": "https://…", "environment": "staging"}; a bare user object is a
             session of its own. Every other user field is kept exactly as given. The imported session
-            becomes the current one unless --keep-current is given. --from-clipboard reads the
+            becomes the current one (the one copy-id and the hotkeys use) unless --keep-current is
+            given; the last line on stderr names the current session. --from-clipboard reads the
             document from the CLIPBOARD (copy a login response's JSON in the browser, press a key).
             Example: curl -s https://api.example/me | userdebug session import - --name staging
             """,
         options: [
             .value("name", "NAME", "Name the session (overrides the document's name)."),
-            .flag("keep-current", "Do not make the imported session the current one."),
+            keepCurrentOption,
             .flag("from-clipboard", "Read the document from the CLIPBOARD instead of a file."),
             OutputTarget.backendOption,
         ],
@@ -39,20 +44,21 @@ enum SessionCommands {
         let store = try invocation.storeForWriting()
         let makeCurrent = !invocation.arguments.has("keep-current")
         try store.saveSession(session, makeCurrent: makeCurrent)
-        invocation.diagnostics.notice(
-            "recorded session '\(session.name)' (user \(session.user.identifier))\(makeCurrent ? "; it is now current" : "")"
-        )
+        invocation.diagnostics.notice("recorded session '\(session.name)' (user \(session.user.identifier))")
+        try invocation.reportCurrentSession()
     }
 
     static let setCommand = CommandSpec(
         path: ["session", "set"],
         summary: "Create or update a session from flags.",
         usage:
-            "session set [--session NAME] [--id ID] [--name NAME] [--token TOKEN|--token-stdin] [--base-url URL] [--environment ENV]",
+            "session set [--session NAME] [--id ID] [--name NAME] [--token TOKEN|--token-stdin] [--base-url URL] [--environment ENV] [--keep-current]",
         discussion: """
             Updates the named session (--session, else the current one, else "default"); fields not
-            given keep their values. A new session needs --id. --token-stdin reads the token from
-            standard input so it never shows in the process list.
+            given keep their values. A new session needs --id. The session becomes the current one
+            (the one copy-id and the hotkeys use) unless --keep-current is given; the last line on
+            stderr names the current session. --token-stdin reads the token from standard input so
+            it never shows in the process list.
             Example: userdebug session set --session local --id usr_42 --name "Ada" --base-url http://127.0.0.1:8080
             """,
         options: [
@@ -64,6 +70,7 @@ enum SessionCommands {
             .flag("token-stdin", "Read the auth token from standard input."),
             .value("base-url", "URL", "The backend's base URL."),
             .value("environment", "ENV", "The environment label."),
+            keepCurrentOption,
         ],
         maxPositionals: 0
     ) { invocation in
@@ -100,9 +107,12 @@ enum SessionCommands {
             session.baseURL = url
         }
         if let environment = arguments.value("environment") { session.environment = environment }
-        try store.saveSession(
-            session, makeCurrent: try store.currentSessionName() == nil || arguments.value("session") == nil)
+        // A store without a current session gets this one even with --keep-current: there is
+        // nothing to keep.
+        let makeCurrent = try !arguments.has("keep-current") || store.currentSessionName() == nil
+        try store.saveSession(session, makeCurrent: makeCurrent)
         invocation.diagnostics.notice("saved session '\(session.name)' (user \(session.user.identifier))")
+        try invocation.reportCurrentSession()
     }
 
     static let listCommand = CommandSpec(
@@ -176,7 +186,7 @@ enum SessionCommands {
         example: "userdebug session use production"
     ) { invocation, name in
         try invocation.storeForWriting().useSession(name)
-        invocation.diagnostics.notice("session '\(name)' is now current")
+        try invocation.reportCurrentSession()
     }
 
     static let removeCommand = sessionNameCommand(
@@ -185,6 +195,7 @@ enum SessionCommands {
     ) { invocation, name in
         try invocation.storeForWriting().removeSession(name)
         invocation.diagnostics.notice("removed session '\(name)'")
+        try invocation.reportCurrentSession()
     }
 
     /// A `session VERB NAME` command whose one positional, the session's name, is required.

@@ -4,7 +4,8 @@ import X11Clipboard
 /// The options of the commands that deliver a result (`--to`) or copy one.
 extension OutputTarget {
     static let option = OptionSpec.value(
-        "to", "TARGET", "Where the result goes: auto, stdout, clipboard, primary or both (default auto)."
+        "to", "TARGET",
+        "Where the result goes: auto, stdout, clipboard, primary or clipboard+stdout (alias both; default auto)."
     ).checked { text throws(CommandError) in _ = try parse(option: text) }
     static let lifetimeOption = OptionSpec.value(
         "lifetime", "SECONDS", "Stop serving the selection after this many seconds."
@@ -47,7 +48,8 @@ struct OutputRouter {
     var selectionsOnly = false
 
     /// Sends `payload` out; returns the selections it went to ("CLIPBOARD", "PRIMARY"), empty
-    /// when it went to stdout only.
+    /// when it went to stdout only. Under `auto` with stdout a terminal, the payload is copied
+    /// and shown there too (`showOnTerminal`).
     @discardableResult
     func deliver(_ payload: Payload) throws -> [String] {
         let target = selectionsOnly ? .auto : try chosenTarget()
@@ -59,26 +61,40 @@ struct OutputRouter {
             return []
         case .clipboard, .primary:
             return [try copy(payload, to: target == .primary ? .primary : .clipboard)]
-        case .both:
+        case .clipboardAndStdout:
             let names = try invocation.config().output.selection.names.map { try copy(payload, to: $0) }
             try stdout.write(payload)
             return names
         case .auto:
             if selectionsOnly {
-                return try invocation.config().output.selection.names.map { try copy(payload, to: $0) }
+                let names = try invocation.config().output.selection.names.map { try copy(payload, to: $0) }
+                try showOnTerminal(payload)
+                return names
             }
             if invocation.stdoutKind == .pipe || (invocation.stdoutKind == .regularFile && !stdoutIsSharedLogFile()) {
                 try stdout.write(payload)
                 return []
             }
             do {
-                return try invocation.config().output.selection.names.map { try copy(payload, to: $0) }
+                let names = try invocation.config().output.selection.names.map { try copy(payload, to: $0) }
+                try showOnTerminal(payload)
+                return names
             } catch let error as ClipboardRouteError where error.meansNoClipboard {
                 invocation.diagnostics.notice(error.fallbackNotice)
                 try stdout.write(payload)
                 return []
             }
         }
+    }
+
+    /// On a terminal, the payload just copied is shown too (escaped), so that `print-response`
+    /// prints and `copy-id` shows what it copied; a secret only with `--reveal`, else the
+    /// placeholder. Anywhere else (a hotkey's log, /dev/null) nothing is written.
+    private func showOnTerminal(_ payload: Payload) throws {
+        guard invocation.stdoutKind == .terminal else { return }
+        let shown =
+            payload.isSecret && !invocation.arguments.has("reveal") ? Payload(text: Redacted.placeholder) : payload
+        try StandardOutputSink(isTerminal: true).write(shown)
     }
 
     private func chosenTarget() throws -> OutputTarget {
