@@ -123,8 +123,9 @@ typedef struct cx11_own_options {
  *
  * It leaves on SelectionClear (after in-flight transfers end), on SIGTERM/SIGINT or at the end
  * of `lifetime` (first asking a CLIPBOARD_MANAGER owner to SAVE_TARGETS, bounded by
- * handoff_timeout), after clear_after for secrets (giving up the selection only while still
- * its owner), and at once when the X server goes away.
+ * handoff_timeout), after clear_after for secrets (only while still the owner, by destroying its
+ * window, which clipboard managers such as GPaste do not undo as they undo a None owner), and at
+ * once when the X server goes away.
  *
  * With reuse_owner, a serving process of ours for the same selection and display (one started
  * with reuse_owner, still owning, not leaving) is first handed the bytes over an abstract unix
