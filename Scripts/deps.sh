@@ -21,6 +21,7 @@ test_packages=(
   xvfb xclip xsel x11-utils python3-tk        # real X server and real peers in the tests
   python3-xlib                                # stalled/killed INCR readers, MULTIPLE, a silent manager
   cinnamon-settings-daemon dbus-daemon        # csd-clipboard: a real clipboard manager (SAVE_TARGETS)
+  copyq gpaste-2 diodon parcellite clipit xfce4-clipman # Debian 12's clipboard managers: does each keep the token? (ClipboardManagerHistoryTests)
   python3 python3-venv curl dash              # test helpers, echo server, shell-safety checks
   python3-brotli zstd                         # br and zstd answers from the echo server, and the leak search
   nodejs jq                                   # the README login recipes (LoginRecipeTests) and its quick start (ReadmeQuickStartTests)

@@ -19,6 +19,7 @@
 static const char *const text_types[] = {"text/plain;charset=utf-8", "text/plain", "UTF8_STRING", "TEXT", "STRING"};
 
 #define CWL_HINT_TYPE "x-kde-passwordManagerHint"
+#define CWL_COPYQ_HIDDEN_TYPE "application/x-copyq-hidden"
 
 static cwl_status offer_types(cwl_owner *w, cwl_error *err) {
     cwl_conn *c = &w->s.conn;
@@ -31,6 +32,8 @@ static cwl_status offer_types(cwl_owner *w, cwl_error *err) {
     if (st == CWL_OK && w->o.kind == CWL_KIND_BINARY)
         st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", "application/octet-stream");
     if (st == CWL_OK && w->o.is_secret) st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", CWL_HINT_TYPE);
+    if (st == CWL_OK && w->o.is_secret)
+        st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", CWL_COPYQ_HIDDEN_TYPE);
     if (st == CWL_OK) st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", w->marker);
     return st;
 }

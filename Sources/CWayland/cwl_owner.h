@@ -11,6 +11,7 @@ typedef enum cwl_content {
     CWL_CONTENT_PAYLOAD = 0,
     CWL_CONTENT_SECRET_HINT = 1, /* "secret" */
     CWL_CONTENT_EMPTY = 2,       /* the marker type */
+    CWL_CONTENT_COPYQ_HIDDEN = 3, /* "1" */
 } cwl_content;
 
 /* A payload being served: the caller's bytes (not owned), or bytes handed over later (owned);

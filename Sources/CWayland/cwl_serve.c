@@ -30,6 +30,7 @@ static void add_transfer(cwl_owner *w, const char *type, int fd) {
     (void)fcntl(fd, F_SETPIPE_SZ, CWL_PIPE_SIZE); /* not a pipe, or over the limit: left as it is */
     cwl_content content = CWL_CONTENT_PAYLOAD;
     if (strcmp(type, "x-kde-passwordManagerHint") == 0) content = CWL_CONTENT_SECRET_HINT;
+    if (strcmp(type, "application/x-copyq-hidden") == 0) content = CWL_CONTENT_COPYQ_HIDDEN;
     if (strcmp(type, w->marker) == 0) content = CWL_CONTENT_EMPTY;
     cwl_buffer *buffer = content == CWL_CONTENT_PAYLOAD ? w->content : NULL;
     if (buffer != NULL) buffer->refs++;
@@ -84,6 +85,10 @@ static int advance(cwl_owner *w, cwl_transfer *t, double now) {
     if (t->content == CWL_CONTENT_SECRET_HINT) {
         data = (const uint8_t *)"secret";
         len = 6;
+    }
+    if (t->content == CWL_CONTENT_COPYQ_HIDDEN) {
+        data = (const uint8_t *)"1";
+        len = 1;
     }
     while (t->offset < len) {
         ssize_t wrote = write(t->fd, data + t->offset, len - t->offset);

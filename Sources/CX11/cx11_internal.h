@@ -21,6 +21,7 @@ enum cx11_atom_index {
     CX11_A_JSON,
     CX11_A_OCTET_STREAM,
     CX11_A_KDE_HINT,
+    CX11_A_COPYQ_HIDDEN,
     CX11_A_CLIPBOARD_MANAGER,
     CX11_A_SAVE_TARGETS,
     CX11_A_PROPERTY, /* our own property name, for reading and for SAVE_TARGETS */

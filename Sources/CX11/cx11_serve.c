@@ -69,6 +69,15 @@ static void give_up(cx11_server *sv) {
     sv->owning = 0;
 }
 
+/* A secret's clear: while we own it, destroy our window rather than set the owner to None. Both
+ * empty the selection, but GPaste (43, Debian 12) takes an explicit None owner for an emptied
+ * clipboard and puts its last item (the secret) back, whereas it leaves a destroyed owner's
+ * selection empty. The process leaves right after, so the window is not needed again. */
+static void clear_secret(cx11_server *sv) {
+    if (sv->owning && ask_owner(sv) == 1) xcb_destroy_window(sv->x.c, sv->x.window);
+    sv->owning = 0;
+}
+
 /* Ask the clipboard manager to save what we own (see cx11_handoff_ask); whether it was asked. */
 static int ask_manager(cx11_server *sv) {
     return sv->owning && cx11_handoff_ask(&sv->handoff, &sv->x, sv->held.current.content, reply_deadline(sv));
@@ -229,7 +238,7 @@ static double run_timers(cx11_server *sv) {
     double next = cx11_transfers_expire(&sv->transfers, now);
     if (sv->clear_at > 0 && now >= sv->clear_at) {
         sv->clear_at = 0;
-        give_up(sv);
+        clear_secret(sv);
     }
     if (sv->leave_at > 0 && now >= sv->leave_at) {
         sv->leave_at = 0;

@@ -101,6 +101,7 @@ static const char *const atom_names[CX11_A_COUNT] = {
     [CX11_A_JSON] = "application/json",
     [CX11_A_OCTET_STREAM] = "application/octet-stream",
     [CX11_A_KDE_HINT] = "x-kde-passwordManagerHint",
+    [CX11_A_COPYQ_HIDDEN] = "application/x-copyq-hidden",
     [CX11_A_CLIPBOARD_MANAGER] = "CLIPBOARD_MANAGER",
     [CX11_A_SAVE_TARGETS] = "SAVE_TARGETS",
     [CX11_A_PROPERTY] = "_USERDEBUG_SELECTION",

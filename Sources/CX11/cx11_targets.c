@@ -58,8 +58,28 @@ size_t cx11_data_targets(const cx11_link *x, cx11_content *ct, xcb_atom_t *out) 
     }
     if (ct->kind == CX11_KIND_JSON) out[n++] = a[CX11_A_JSON];
     if (ct->kind == CX11_KIND_BINARY) out[n++] = a[CX11_A_OCTET_STREAM];
-    if (ct->is_secret) out[n++] = a[CX11_A_KDE_HINT];
+    if (ct->is_secret) {
+        out[n++] = a[CX11_A_KDE_HINT];
+        out[n++] = a[CX11_A_COPYQ_HIDDEN];
+    }
     return n;
+}
+
+/* The markers that make clipboard managers skip a secret: KDE's (Klipper; CopyQ 8 and later) is
+ * "secret", CopyQ's own (the only one CopyQ 6.4, Debian 12's, honours) is "1". */
+static int convert_secret_hint(const xcb_atom_t *a, xcb_atom_t target, cx11_conversion *cv) {
+    static const char secret[] = "secret", hidden[] = "1";
+    if (target == a[CX11_A_KDE_HINT]) {
+        cv->data = (const uint8_t *)secret;
+        cv->len = sizeof secret - 1;
+        return 1;
+    }
+    if (target == a[CX11_A_COPYQ_HIDDEN]) {
+        cv->data = (const uint8_t *)hidden;
+        cv->len = sizeof hidden - 1;
+        return 1;
+    }
+    return 0;
 }
 
 /* The 32-bit answers: TARGETS (every target we offer) and TIMESTAMP (when we took the selection). */
@@ -100,11 +120,6 @@ int cx11_convert(const cx11_link *x, cx11_source src, xcb_atom_t target, cx11_co
     }
     if (target == a[CX11_A_JSON]) return ct->kind == CX11_KIND_JSON;
     if (target == a[CX11_A_OCTET_STREAM]) return ct->kind == CX11_KIND_BINARY;
-    if (target == a[CX11_A_KDE_HINT] && ct->is_secret) {
-        static const char secret[] = "secret";
-        cv->data = (const uint8_t *)secret;
-        cv->len = sizeof secret - 1;
-        return 1;
-    }
+    if (ct->is_secret) return convert_secret_hint(a, target, cv);
     return 0;
 }

@@ -74,6 +74,8 @@ import Testing
             #expect(targets.contains("x-kde-passwordManagerHint"))
             #expect(
                 String(decoding: try xclipOut(x, target: "x-kde-passwordManagerHint").bytes, as: UTF8.self) == "secret")
+            // CopyQ 6.4 (Debian 12) skips only content that carries its own marker set to 1.
+            #expect(String(decoding: try xclipOut(x, target: "application/x-copyq-hidden").bytes, as: UTF8.self) == "1")
         }
     }
 

@@ -152,6 +152,7 @@ import WaylandClipboard
             let types = String(decoding: try wlPaste(sway, ["--list-types"]).bytes, as: UTF8.self)
             #expect(types.contains("x-kde-passwordManagerHint"))
             #expect(try wlPaste(sway, ["--type", "x-kde-passwordManagerHint"]).bytes == Array("secret".utf8))
+            #expect(try wlPaste(sway, ["--type", "application/x-copyq-hidden"]).bytes == Array("1".utf8))
             #expect(eventually { processExited(pid) })
             #expect(try wlPaste(sway).status != 0, "the secret is still the selection")
         }

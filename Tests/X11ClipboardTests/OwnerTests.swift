@@ -30,9 +30,13 @@ struct OwnerTests {
                 try targets(x) == [
                     "TARGETS", "TIMESTAMP", "MULTIPLE",
                     "UTF8_STRING", "text/plain;charset=utf-8", "application/json", "x-kde-passwordManagerHint",
+                    "application/x-copyq-hidden",
                 ])
             let hint = try x.clipboard.paste(selection: .clipboard, target: "x-kde-passwordManagerHint", timeout: 2)
             #expect(hint == Array("secret".utf8))
+            // CopyQ 6.4 (Debian 12) honours only its own marker, and only with the value "1".
+            let hidden = try x.clipboard.paste(selection: .clipboard, target: "application/x-copyq-hidden", timeout: 2)
+            #expect(hidden == Array("1".utf8))
             let json = try x.clipboard.paste(selection: .clipboard, target: "application/json", timeout: 2)
             #expect(json == Array(#"{"name":"名前"}"#.utf8))
         }

@@ -97,7 +97,7 @@ typedef struct cwl_own_options {
     cwl_selection selection;
     cwl_kind kind;
     int offer_text;          /* nonzero: the bytes are valid UTF-8 and may be offered as text */
-    int is_secret;           /* nonzero: add x-kde-passwordManagerHint = secret */
+    int is_secret;           /* nonzero: add x-kde-passwordManagerHint = secret, x-copyq-hidden = 1 */
     double connect_timeout;  /* deadline for connecting and confirming the selection */
     double transfer_timeout; /* a reader that takes nothing for this long is dropped */
     double clear_after;      /* secrets: clear the selection after this, if still ours; <= 0: never */
@@ -126,7 +126,8 @@ typedef struct cwl_own_options {
  * Types offered (the full list is kept here only; WaylandClipboard refers to it):
  *   text/plain;charset=utf-8, text/plain, UTF8_STRING, TEXT, STRING (when offer_text);
  *   application/json (kind JSON); application/octet-stream (kind BINARY);
- *   x-kde-passwordManagerHint = "secret" (is_secret); the marker type (empty content).
+ *   x-kde-passwordManagerHint = "secret" and application/x-copyq-hidden = "1" (is_secret); the
+ *   marker type (empty content).
  * Every text type gets the same UTF-8 bytes, NUL bytes included.
  *
  * In the serving process (C only, never returns): detached (ud_owner_detach). Each `send` gets

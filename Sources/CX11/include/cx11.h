@@ -66,7 +66,7 @@ typedef struct cx11_own_options {
     const char *authority;  /* NULL: $XAUTHORITY, else ~/.Xauthority */
     cx11_selection selection;
     cx11_kind kind;
-    int is_secret;          /* nonzero: add x-kde-passwordManagerHint, never hand to a manager */
+    int is_secret;          /* nonzero: add the markers managers skip, never hand to a manager */
     double connect_timeout; /* deadline for connecting and confirming ownership */
     double transfer_timeout;/* a requestor idle this long in an INCR transfer is dropped */
     double clear_after;     /* secrets: give up the selection after this, if still owner; <= 0: never */
@@ -113,7 +113,8 @@ typedef struct cx11_own_options {
  *   STRING and TEXT (as Latin-1, offered only when every character is representable);
  *   "application/json" (kind JSON);
  *   "application/octet-stream" (kind BINARY);
- *   "x-kde-passwordManagerHint" = "secret" (is_secret).
+ *   "x-kde-passwordManagerHint" = "secret" and "application/x-copyq-hidden" = "1" (is_secret:
+ *   the markers clipboard managers skip; README lists which managers honour which).
  * A BINARY payload that is not valid UTF-8 is offered only as application/octet-stream: it is
  * never passed off as text. Every other target is refused with property None. Payloads larger
  * than one request go by INCR in chunks of at most 400,000 bytes, one transfer per (requestor
@@ -122,8 +123,9 @@ typedef struct cx11_own_options {
  *
  * It leaves on SelectionClear (after in-flight transfers end), on SIGTERM/SIGINT or at the end
  * of `lifetime` (first asking a CLIPBOARD_MANAGER owner to SAVE_TARGETS, bounded by
- * handoff_timeout), after clear_after for secrets (giving up the selection only while still
- * its owner), and at once when the X server goes away.
+ * handoff_timeout), after clear_after for secrets (only while still the owner, by destroying its
+ * window, which clipboard managers such as GPaste do not undo as they undo a None owner), and at
+ * once when the X server goes away.
  *
  * With reuse_owner, a serving process of ours for the same selection and display (one started
  * with reuse_owner, still owning, not leaving) is first handed the bytes over an abstract unix

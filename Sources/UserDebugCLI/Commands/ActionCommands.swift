@@ -88,11 +88,12 @@ enum ActionCommands {
         summary: "Copy the session's auth token (a secret: marked for clipboard managers, cleared after a timeout).",
         usage: "copy-token [--session NAME] [--to TARGET]",
         discussion: """
-            The token is offered with x-kde-passwordManagerHint=secret so clipboard managers do not
-            record it, and the selection is cleared after clipboard.secretClearSeconds (default 30)
-            if we still own it. On a terminal it shows [redacted] (the token with --reveal). To hand
-            it to curl without putting it in an argument (which every local user can read), pipe it
-            in as a header:
+            The token is offered with x-kde-passwordManagerHint=secret (Klipper, CopyQ 8+) and
+            application/x-copyq-hidden=1 (CopyQ 6.4), and the selection is cleared after
+            clipboard.secretClearSeconds (default 30) if we still own it. GPaste, Diodon,
+            Parcellite, ClipIt and xfce4-clipman honour neither and keep it (see README). On a
+            terminal it shows [redacted] (the token with --reveal). To hand it to curl without
+            putting it in an argument (which every local user can read), pipe it in as a header:
             Example: userdebug copy-token --to stdout | sed 's/^/Authorization: Bearer /' | curl -H @- "$API/me"
             """,
         options: outputOptions,

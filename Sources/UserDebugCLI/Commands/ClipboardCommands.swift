@@ -28,7 +28,7 @@ enum ClipboardCommands {
         options: [
             selectionOption, OutputTarget.lifetimeOption, OutputTarget.handOffOption, OutputTarget.newOwnerOption,
             OutputTarget.backendOption,
-            .flag("secret", "Mark as a secret (not recorded by clipboard managers; cleared after a timeout)."),
+            .flag("secret", "Mark as a secret (skipped by managers that honour the marks; cleared after a timeout)."),
             .flag("json", "Also offer the content as application/json."),
         ],
         maxPositionals: 0

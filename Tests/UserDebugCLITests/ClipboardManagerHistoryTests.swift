@@ -1,0 +1,113 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `copy-token` against every clipboard manager packaged in Debian 12, each run for real: which
+/// ones skip the token (the markers it is offered with), which keep it in their history anyway,
+/// and which put it back on the clipboard once our owner clears it (destroying its window). README's table states the
+/// same facts; each test fails if a manager stops behaving as the table says.
+@Suite(.serialized) struct ClipboardManagerHistoryTests {
+    /// What README says of a manager.
+    struct Documented {
+        /// The token never reaches its history.
+        var skipsToken: Bool
+        /// Once our owner gives the token up after `secretClearSeconds`, the manager owns the
+        /// clipboard again with the token (it "restores" an emptied clipboard).
+        var restoresToken: Bool
+    }
+
+    let home: UserDebugHome
+
+    init() throws {
+        home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+        // Each copy its own owner, so the token's owner leaving is the clear.
+        try home.file("config/config.json", #"{"clipboard": {"secretClearSeconds": 3, "reuseOwner": false}}"#)
+    }
+
+    /// CopyQ 6.4 honours `application/x-copyq-hidden` = 1 (not yet x-kde-passwordManagerHint,
+    /// which CopyQ 8 added): the token is skipped.
+    @Test func copyQSkipsTheToken() throws {
+        try measure(.copyQ, Documented(skipsToken: true, restoresToken: false))
+    }
+
+    /// GPaste 43.1 honours no marker (a password is only kept apart when the user marks it). It
+    /// puts its last item back when an owner sets the selection to None, but not when the
+    /// owner's window goes, which is how the clear gives the token up: the clipboard stays empty.
+    @Test func gPasteKeepsTheTokenButLeavesTheClearedClipboardEmpty() throws {
+        try measure(.gPaste, Documented(skipsToken: false, restoresToken: false))
+    }
+
+    /// Diodon 1.13 honours no marker and restores an emptied clipboard.
+    @Test func diodonKeepsTheTokenAndRestoresIt() throws {
+        try measure(.diodon, Documented(skipsToken: false, restoresToken: true))
+    }
+
+    /// Parcellite 1.2.1 honours no marker and restores an emptied clipboard.
+    @Test func parcelliteKeepsTheTokenAndRestoresIt() throws {
+        try measure(.parcellite, Documented(skipsToken: false, restoresToken: true))
+    }
+
+    /// ClipIt 1.4.4 (clipit.real) honours no marker and restores an emptied clipboard.
+    @Test func clipItKeepsTheTokenAndRestoresIt() throws {
+        try measure(.clipIt, Documented(skipsToken: false, restoresToken: true))
+    }
+
+    /// xfce4-clipman 1.6.2 honours no marker and restores an emptied clipboard.
+    @Test func xfce4ClipmanKeepsTheTokenAndRestoresIt() throws {
+        try measure(.xfce4Clipman, Documented(skipsToken: false, restoresToken: true))
+    }
+
+    /// A plain copy first proves the manager records copies; then the token, its clear, and a
+    /// second plain copy that the manager must record after it (so it has looked at the token).
+    func measure(_ manager: HistoryManager, _ documented: Documented) throws {
+        try withXvfb { x in
+            try withHistoryManager(manager, on: x) { running in
+                let display = ["DISPLAY": x.display]
+                try #require(
+                    try recorded("plain-before-token", by: running, display: display),
+                    "\(manager) never recorded a plain copy: it is not watching the clipboard")
+                let token = try home.run(["copy-token", "--to", "clipboard"], extraEnvironment: display)
+                try #require(token.status == 0, "\(token)")
+                try #require(eventually(timeout: 60) { owners().isEmpty }, "the token was not cleared: \(owners())")
+                let restored = eventually(timeout: documented.restoresToken ? 30 : 3) {
+                    clipboard(x) == Array(Samples.canary.utf8)
+                }
+                #expect(restored == documented.restoresToken, "\(manager) put the token back: \(restored)")
+                try #require(try recorded("plain-after-token", by: running, display: display))
+                #expect(
+                    running.keeps(Samples.canary) == !documented.skipsToken,
+                    "\(manager) kept the token: \(running.keeps(Samples.canary))")
+            }
+        }
+    }
+
+    /// Copies `text` (a new numbered copy every few seconds, as a manager only notices the
+    /// clipboard once it watches it) until the manager's history holds it; false past a minute.
+    func recorded(_ text: String, by running: RunningManager, display: [String: String]) throws -> Bool {
+        for attempt in 0..<20 {
+            try home.ok(["copy"], stdin: "\(text)-\(attempt)", extraEnvironment: display)
+            if eventually(timeout: 3, { running.keeps("\(text)-\(attempt)") }) { return true }
+        }
+        return false
+    }
+
+    func clipboard(_ x: Xvfb) -> [UInt8]? {
+        guard
+            let out = try? Peer.read(
+                ["xclip", "-o", "-selection", "clipboard"], environment: x.environment, limit: 10),
+            out.status == 0
+        else { return nil }
+        return out.bytes
+    }
+
+    /// Our owners for this home: processes with its USERDEBUG_HOME in their environment.
+    func owners() -> [Int32] {
+        let marker = Array("USERDEBUG_HOME=\(home.root.path)".utf8)
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap { Int32($0) } ?? []
+        return pids.filter { pid in
+            guard !processExited(pid), let environ = readWholeFile("/proc/\(pid)/environ") else { return false }
+            return environ.split(separator: 0).contains { Array($0) == marker }
+        }
+    }
+}
