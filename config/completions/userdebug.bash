@@ -34,7 +34,7 @@ _userdebug_commands=(
     'copy|--selection --secret --json --lifetime --hand-off --new-owner --backend|'
     'paste|--selection --target --timeout --raw --backend|'
     'daemon|--check --trace|'
-    'doctor|--backend --json|'
+    'doctor|--backend --json --salvage|'
     'help||command'
     'version||'
 )
@@ -53,7 +53,7 @@ _userdebug_value_of() {
         --target) REPLY='UTF8_STRING TARGETS STRING TEXT application/json' ;;
         --session) REPLY=@sessions ;;
         --launcher) REPLY='dmenu rofi fuzzel wofi bemenu' ;;
-        --lifetime | --tag | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --body-file) REPLY='' ;;
+        --lifetime | --tag | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --body-file | --salvage) REPLY='' ;;
         *) return 1 ;;
     esac
 }
