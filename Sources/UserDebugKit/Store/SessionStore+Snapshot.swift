@@ -15,7 +15,11 @@
 ///   up is the protection of a read from a writer that starts meanwhile; an OFD read lock on the
 ///   database's shared-lock bytes, held as long as the connection, gives it back: a writer that
 ///   starts now commits into a new `-wal` (not read: the view is the state when it began) and
-///   cannot checkpoint into the database file on close, which needs the exclusive lock.
+///   cannot checkpoint into the database file on close, which needs the exclusive lock. Not
+///   guarded: a writer that commits 1,000 pages (about 4 MB) into that new `-wal` while the view
+///   is still read checkpoints them without any lock on the database file; the view may then
+///   read a page of a later state, which SQLite reports as corrupt (the command fails; trying
+///   again reads through the `-wal`).
 /// - a `-wal` but no `-shm`: the reader copies the database and the `-wal` into a private
 ///   temporary directory and reads that copy; the copy is consistent because without the `-shm`
 ///   no WAL writer can be at work. The copy is deleted on close, and the store's `warnings` say
