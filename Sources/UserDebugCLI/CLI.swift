@@ -35,6 +35,9 @@ public enum CLI {
     }
 
     private static func dispatch(_ arguments: [String], environment: [String: String]?) throws {
+        if let invalid = RawArguments.firstInvalidUTF8(in: arguments) {
+            throw RawArguments.invalidUTF8Error(in: arguments, index: invalid.index, bytes: invalid.bytes)
+        }
         // Global options may come before the command too: `userdebug --session staging copy-id`.
         let (globals, tokens) = try leadingGlobalOptions(Tokenizer.split(arguments))
         // The command is the longest run of leading words that names one.

@@ -56,32 +56,13 @@ import Testing
         let result = try home.run(["response", "list", "--limit", "0"])
         #expect(result.status == 74, "\(result)")
         #expect(result.err.contains(home.databasePath))
+        #expect(result.err.contains("run userdebug doctor"), "says what to do: \(result)")
     }
 
     @Test func aWriterHoldingTheLockMakesWritesFailWithLockedButReadsStillAnswer() throws {
         let home = try recordedHome()
-        // A real second writer: python's sqlite3 holds BEGIN IMMEDIATE for 30 s.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        holder.arguments = [
-            "-c",
-            """
-            import sqlite3, sys, time
-            db = sqlite3.connect(sys.argv[1], isolation_level=None)
-            db.execute("BEGIN IMMEDIATE")
-            print("locked", flush=True)
-            time.sleep(30)
-            """, home.databasePath,
-        ]
-        let ready = Pipe()
-        holder.standardOutput = ready
-        try holder.run()
-        defer {
-            kill(holder.processIdentifier, SIGKILL)
-            holder.waitUntilExit()
-        }
-        let line = ready.fileHandleForReading.availableData
-        #expect(String(decoding: line, as: UTF8.self).hasPrefix("locked"))
+        let holder = try WriteLockHolder(databasePath: home.databasePath)
+        defer { holder.release() }
         let read = try home.run(["copy-id"])
         #expect(read.status == 0, "\(read)")
         #expect(read.out == "usr_1\n")

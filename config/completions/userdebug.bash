@@ -36,7 +36,7 @@ _userdebug_commands=(
     'copy|--selection --secret --json --lifetime --hand-off --new-owner --backend|'
     'paste|--selection --target --timeout --raw --backend|'
     'daemon|--check --trace|'
-    'doctor|--backend --json|'
+    'doctor|--backend --json --salvage|'
     'help||command'
     'version||'
 )
@@ -56,7 +56,7 @@ _userdebug_value_of() {
         --session) REPLY=@sessions ;;
         --tag) REPLY=@tags ;;
         --launcher) REPLY='dmenu rofi fuzzel wofi bemenu' ;;
-        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --body-file) REPLY='' ;;
+        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --body-file | --salvage) REPLY='' ;;
         *) return 1 ;;
     esac
 }

@@ -173,6 +173,8 @@ function __userdebug_option -a when option
             complete -c userdebug -n $when -l check -d 'Print the bindings it would grab and exit'
         case body-file
             complete -c userdebug -n $when -l body-file -r -F -d 'Where to write a binary request body'
+        case salvage
+            complete -c userdebug -n $when -l salvage -r -F -d 'Copy what is readable of a damaged store into a new store file'
         case one-line
             complete -c userdebug -n $when -l one-line -d 'The whole command on one line'
         case keep-client-headers
@@ -246,6 +248,6 @@ __userdebug_command capture 'Run curl and record what it sends and receives' non
 __userdebug_command copy 'Put standard input on the clipboard' none selection secret json lifetime hand-off new-owner backend
 __userdebug_command paste 'Print the clipboard content' none selection target timeout raw backend
 __userdebug_command daemon 'Grab the config hotkeys and run their actions' none check trace
-__userdebug_command doctor 'Show which clipboard backend a copy would use and why' none backend json
+__userdebug_command doctor 'Check the store, and show which clipboard backend a copy would use and why' none backend json salvage
 __userdebug_command help 'Show help for a command' command
 __userdebug_command version 'Print the version' none

@@ -1,29 +1,90 @@
 import UserDebugKit
 import X11Clipboard
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `userdebug doctor`: which clipboard backend a copy would use and why — each probe the rule
 /// asks, its answer, and the rule's verdict — as text, or as JSON for scripts.
 enum DoctorCommand {
     static let spec = CommandSpec(
         path: ["doctor"],
-        summary: "Show which clipboard backend a copy would use and why (--json for scripts).",
-        usage: "doctor [--backend auto|wayland|x11] [--json]",
+        summary: "Check the store, and show which clipboard backend a copy would use and why (--json for scripts).",
+        usage: "doctor [--backend auto|wayland|x11] [--json] [--salvage NEW-STORE]",
         discussion: """
-            Asks the compositor on WAYLAND_DISPLAY (does it answer, which data-control protocol
-            and version it offers) and the X server on DISPLAY (does it answer, does CLIPBOARD
-            have an owner), then applies the rule every command applies: a Wayland compositor
-            with data-control, else the X display (XWayland under GNOME and weston), else
-            standard output. --backend and clipboard.backend force one. Exits 0 whatever it
-            finds (78 for a bad config file). Example: userdebug doctor --json | jq -r .backend
+            Checks the store with SQLite's integrity check (read-only: nothing is created or
+            changed) and reports what is damaged. Asks the compositor on WAYLAND_DISPLAY (does it
+            answer, which data-control protocol and version it offers) and the X server on DISPLAY
+            (does it answer, does CLIPBOARD have an owner), then applies the rule every command
+            applies: a Wayland compositor with data-control, else the X display (XWayland under
+            GNOME and weston), else standard output. --backend and clipboard.backend force one.
+            --salvage NEW-STORE copies every session and response that can still be read into a
+            new store file (which must not exist); point USERDEBUG_HOME at it, or move it into
+            place. Exits 0 when the store is intact or there is none, 74 when it is damaged (after
+            the report, or after a salvage), 78 for a bad config file.
+            Example: userdebug doctor --json | jq -r .backend
             """,
-        options: [OutputTarget.backendOption, .flag("json", "The findings as one JSON document.")],
+        options: [
+            OutputTarget.backendOption, .flag("json", "The findings as one JSON document."),
+            .value("salvage", "NEW-STORE", "Copy what is readable of a damaged store into a new store file."),
+        ],
         maxPositionals: 0
     ) { invocation in
+        if let target = invocation.arguments.value("salvage") { return try salvage(invocation, into: target) }
         let report = try DoctorReport.gather(invocation)
         let payload =
             invocation.arguments.has("json")
             ? Payload(text: JSONWriter(indent: 2).string(report.json), kind: .json) : Payload(text: report.text)
         try StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal).write(payload)
+        if case .damaged = report.store.diagnosis { throw PassThroughExit(status: ExitStatus.ioError.rawValue) }
+    }
+
+    /// `--salvage NEW-STORE`: the readable rows into a new store, and what was kept on stderr.
+    private static func salvage(_ invocation: Invocation, into target: String) throws {
+        let path = invocation.paths.databasePath
+        var status = stat()
+        if lstat(target, &status) == 0 {
+            throw CommandError(
+                .noPermission, "\(target) exists; --salvage writes a new store file and replaces nothing")
+        }
+        let report = try SessionStore.salvage(from: path, into: target)
+        invocation.diagnostics.notice(
+            "kept \(report.sessions) sessions and \(report.responses) responses of \(path) in \(target);"
+                + " \(report.unreadable) rows or places could not be read."
+                + " Use it with USERDEBUG_HOME, or move it over the store once no program has the store open")
+    }
+}
+
+/// The store's part of the report.
+struct StoreFinding {
+    var path: String
+    var diagnosis: SessionStore.Diagnosis
+
+    var text: String {
+        switch diagnosis {
+        case .missing: return "\(path) — none yet"
+        case .intact: return "\(path) — ok (integrity check passed)"
+        case .damaged(let problems):
+            return "\(path) — DAMAGED: " + problems.joined(separator: "; ")
+                + "\n  keep what is readable: userdebug doctor --salvage NEW.sqlite3 (the store is left as it is)"
+        }
+    }
+
+    var json: JSONValue {
+        let state: String
+        var problems: [String] = []
+        switch diagnosis {
+        case .missing: state = "none"
+        case .intact: state = "ok"
+        case .damaged(let found):
+            state = "damaged"
+            problems = found
+        }
+        return .object(
+            JSONObject([
+                "path": .string(path), "state": .string(state), "problems": .array(problems.map(JSONValue.string)),
+            ]))
     }
 }
 
@@ -75,6 +136,7 @@ struct DoctorReport {
     var x11: X11Finding
     var choice: BackendChoice
     var configFile: String
+    var store: StoreFinding
 
     /// Asks both display servers (whatever the rule would skip) and applies the rule to the answers.
     static func gather(_ invocation: Invocation) throws -> DoctorReport {
@@ -87,7 +149,10 @@ struct DoctorReport {
         return DoctorReport(
             preference: preference, source: source, waylandDisplay: endpoint.display, wayland: wayland,
             display: display, x11: X11Finding.probe(display, timeout: timeout), choice: choice,
-            configFile: invocation.paths.configFile)
+            configFile: invocation.paths.configFile,
+            store: StoreFinding(
+                path: invocation.paths.databasePath,
+                diagnosis: try SessionStore.diagnose(path: invocation.paths.databasePath)))
     }
 
     /// What a copy does: `wayland`, `x11`, or `stdout` (no clipboard: `--to auto` falls back to
@@ -124,6 +189,7 @@ struct DoctorReport {
         WAYLAND_DISPLAY: \(waylandDisplay.map { "\($0) — " } ?? "")\(wayland.description)
         DISPLAY: \(display.map { "\($0) — " } ?? "")\(x11.description)
         config: \(configFile)
+        store: \(store.text)
         """
     }
 
@@ -151,7 +217,7 @@ struct DoctorReport {
                         "display": display.map(JSONValue.string) ?? .null, "answers": .bool(x11Answers),
                         "clipboardOwned": owned, "detail": .string(x11.description),
                     ])),
-                "config": .string(configFile),
+                "config": .string(configFile), "store": store.json,
             ]))
     }
 }

@@ -88,11 +88,15 @@ public enum CurrentSessionCache {
     }
 
     /// Writes the copy of `session`, read from the store after `fingerprint` was taken; does
-    /// nothing unless the files had settled then and are still the same now (a reader creates a
-    /// missing `-wal`; a writer may have committed meanwhile). Best effort: a failure leaves no
-    /// copy.
+    /// nothing unless the files had settled then and are still the same now (a writer may have
+    /// committed meanwhile), or when the database file belongs to another user. Best effort: a
+    /// failure leaves no copy.
     public static func write(_ session: Session, databasePath: String, fingerprint: (text: String, settled: Bool)) {
         guard fingerprint.settled, self.fingerprint(of: databasePath)?.text == fingerprint.text else { return }
+        // A read never creates a file in a store that is not ours (another user's, or root's read
+        // by a user): the copy is made only by the owner of the database file.
+        var status = stat()
+        guard stat(databasePath, &status) == 0, status.st_uid == geteuid() else { return }
         let text = magic + "\n" + fingerprint.text + "\n" + JSONWriter().string(.object(object(for: session)))
         let target = path(for: databasePath)
         let temporary = target + ".\(getpid()).tmp"

@@ -15,20 +15,30 @@ final class Database {
     var removeOnClose: String?
     /// Whether the connection was opened with `SQLITE_OPEN_READONLY`.
     let isReadOnly: Bool
+    /// A descriptor closed after the connection: the one holding the shared lock of an
+    /// immutable view (`SessionStore.openWithoutWAL`).
+    var closeOnClose: Int32?
     private let handle: OpaquePointer
     private var cache: [String: Statement] = [:]
 
-    /// How many times a write transaction is started over after `SQLITE_BUSY`. Each attempt
-    /// already waits up to the busy timeout inside SQLite; the retries cover the busy results the
-    /// busy handler is never asked about (a WAL snapshot that went stale, a recovery running).
-    static let writeAttempts = 3
+    /// How long one write may wait for other writers in all: every attempt of
+    /// `retryingWhileBusy` and the busy waits inside SQLite share this one budget.
+    let busyTimeoutMilliseconds: Int32
+    /// How many attempts the last `retryingWhileBusy` made (the tests count them: a write that
+    /// waited its whole budget in SQLite's busy handler must not start over).
+    private(set) var lastWriteAttempts = 0
 
     /// Opens the existing file at `file` (SQLite is never allowed to create it: the store
     /// creates it itself with mode 0600 first, and a reader must not create anything). Errors
-    /// name `path`, which differs from `file` only for a snapshot copy.
-    init(path: String, file: String? = nil, readOnly: Bool, busyTimeoutMilliseconds: Int32) throws(StoreError) {
+    /// name `path`, which differs from `file` only for a snapshot copy or a `uri` (`file:` names
+    /// with query parameters, e.g. `immutable=1`).
+    init(
+        path: String, file: String? = nil, uri: Bool = false, readOnly: Bool, busyTimeoutMilliseconds: Int32
+    ) throws(StoreError) {
         var opened: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_FULLMUTEX
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_FULLMUTEX
+            | (uri ? SQLITE_OPEN_URI : 0)
         let code = sqlite3_open_v2(file ?? path, &opened, flags, nil)
         guard code == SQLITE_OK, let opened else {
             let error = StoreError.from(connection: opened, code: code, path: path, sql: nil)
@@ -38,6 +48,7 @@ final class Database {
         self.path = path
         self.isReadOnly = readOnly
         self.handle = opened
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         sqlite3_extended_result_codes(opened, 1)
         sqlite3_busy_timeout(opened, busyTimeoutMilliseconds)
     }
@@ -45,6 +56,7 @@ final class Database {
     deinit {
         cache.removeAll()
         sqlite3_close_v2(handle)
+        if let closeOnClose { close(closeOnClose) }
         if let removeOnClose { FileSystem.removeDirectory(removeOnClose) }
     }
 
@@ -142,8 +154,9 @@ final class Database {
     ///
     /// IMMEDIATE takes the write lock up front, where the busy timeout applies; a deferred
     /// transaction that reads and then writes would fail at once with SQLITE_BUSY when another
-    /// writer committed in between. On BUSY the whole transaction (body included) starts over,
-    /// a bounded number of times, after which `.busy` names the file.
+    /// writer committed in between. On BUSY the whole transaction (body included) starts over
+    /// while the busy timeout lasts (one budget for all attempts), after which `.busy` names the
+    /// file.
     func writeTransaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try retryingWhileBusy { () throws(StoreError) -> T in
             do throws(StoreError) {
@@ -158,19 +171,29 @@ final class Database {
         }
     }
 
-    /// Runs `attempt`, and again after it failed as `.busy`, `writeAttempts` times in all; any
-    /// other error, and the last `.busy`, is thrown. The store's one busy-retry loop (write
-    /// transactions, the switch to WAL); `attempt` must leave nothing half done when it throws.
+    /// Runs `attempt`, and again after it failed as `.busy`, until `busyTimeoutMilliseconds`
+    /// have passed since the first attempt began; any other error, and the `.busy` that meets the
+    /// deadline, is thrown. Each attempt gives SQLite's busy handler only what is left of the
+    /// budget, so a write waits the documented timeout once, not once per attempt. The retries
+    /// cover the busy results the handler is never asked about (a WAL snapshot that went stale, a
+    /// recovery running). The store's one busy-retry loop (write transactions, the switch to
+    /// WAL); `attempt` must leave nothing half done when it throws.
     func retryingWhileBusy<T>(_ attempt: () throws(StoreError) -> T) throws(StoreError) -> T {
+        let deadline = monotonicSeconds() + Double(busyTimeoutMilliseconds) / 1000
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
         var attempts = 0
         while true {
             attempts += 1
+            lastWriteAttempts = attempts
+            let left = deadline - monotonicSeconds()
+            sqlite3_busy_timeout(handle, Int32(max(0, (left * 1000).rounded(.up))))
             do throws(StoreError) {
                 return try attempt()
             } catch {
-                guard case .busy = error, attempts < Database.writeAttempts else { throw error }
                 // A short, growing pause lets the other writer finish before the next attempt.
-                usleep(UInt32(10_000 * attempts))
+                let pause = 0.01 * Double(min(attempts, 10))
+                guard case .busy = error, deadline - monotonicSeconds() > pause else { throw error }
+                usleep(UInt32(pause * 1e6))
             }
         }
     }

@@ -11,8 +11,8 @@ import CSQLite
 /// is not for concurrent use from several threads: use it from one thread at a time, or open one
 /// store per thread (SQLite serializes the writers across connections and processes).
 ///
-/// Every write runs in a `BEGIN IMMEDIATE` transaction, retried a bounded number of times when
-/// another writer holds the lock past the busy timeout. Reads never wait for a writer: in WAL mode
+/// Every write runs in a `BEGIN IMMEDIATE` transaction, retried while another writer holds the
+/// lock, within one busy timeout for the whole write. Reads never wait for a writer: in WAL mode
 /// they see the last committed state.
 public final class SessionStore: @unchecked Sendable {
     /// Whether `open` may create and migrate the store or only reads what is there.
@@ -82,8 +82,8 @@ public final class SessionStore: @unchecked Sendable {
     ///     `-wal` and `-shm` files too.
     ///   - mode: `.readOnly` creates nothing and needs an existing store; `.readWrite` creates the
     ///     directory and file when missing and brings the schema up to date.
-    ///   - busyTimeoutMilliseconds: How long one attempt waits for another process's write lock
-    ///     before the bounded retries; reads in WAL mode do not wait for writers.
+    ///   - busyTimeoutMilliseconds: How long one write waits for another process's write lock,
+    ///     its retries included; reads in WAL mode do not wait for writers.
     /// - Returns: The store, its `warnings` filled in (loose permissions, a private copy read).
     /// - Throws: `.missing` (read-only, no store yet), `.isDirectory`, `.notADatabase`,
     ///   `.corrupt`, `.incompatible` (another program's database or a newer schema),
@@ -104,24 +104,27 @@ public final class SessionStore: @unchecked Sendable {
             try FileSystem.createDirectories(directory)
             try FileSystem.createFileIfMissing(path)
         }
-        var warnings = try checkTrust(path: path)
+        let warnings = try checkTrust(path: path)
 
-        var database = try Database(
-            path: path, readOnly: mode == .readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         switch mode {
         case .readOnly:
-            do {
-                try Migrations.validateReadOnly(database)
-            } catch {
-                guard needsSnapshot(path, after: error) else { throw error }
-                database = try openSnapshot(of: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, original: error)
-                warnings.append(
-                    "read a private copy of \(path): its directory is read-only and \(path)-wal or -shm is missing")
-            }
+            let opened = try openForReading(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            return SessionStore(path: path, database: opened.database, warnings: warnings + opened.warnings)
         case .readWrite:
-            try prepareForWriting(database)
+            let database = try Database(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            do {
+                try prepareForWriting(database)
+            } catch {
+                // SQLite names the -shm it could not create ("No such file or directory"): the
+                // store is read-only where it lies (an immutable or read-only directory).
+                let walFilesMissing = FileStatus(path: path + "-wal") == nil || FileStatus(path: path + "-shm") == nil
+                if walFilesMissing && !FileSystem.isWritableDirectory(directory) {
+                    throw StoreError.readOnly(path: path)
+                }
+                throw error
+            }
+            return SessionStore(path: path, database: database, warnings: warnings)
         }
-        return SessionStore(path: path, database: database, warnings: warnings)
     }
 
     /// Connection settings and schema for a writer.

@@ -138,6 +138,20 @@ final class Statement {
         return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
+    /// How many columns a row of this statement has.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// Column `index` as the value it is stored as (copying a row as it is).
+    func value(_ index: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: .integer(int64(index))
+        case SQLITE_FLOAT: .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT: .text(text(index))
+        case SQLITE_BLOB: .blob(blob(index))
+        default: .null
+        }
+    }
+
     private func failure(_ code: Int32) -> StoreError {
         StoreError.from(connection: connection, code: code, path: path, sql: sql)
     }

@@ -49,7 +49,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
                 "\(path) is not an SQLite database; move it aside (the next write creates a new store) or set USERDEBUG_HOME"
         case .corrupt(let path, let detail):
             return
-                "\(path) is corrupt (\(detail)); move it aside (the next write creates a new store) or try: sqlite3 \(path) .recover"
+                "\(path) is corrupt (\(detail)); run userdebug doctor to see what is damaged, and userdebug doctor --salvage NEW.sqlite3 to keep what is readable"
         case .isDirectory(let path):
             return "\(path) is a directory, not a store file; remove or rename it"
         case .readOnly(let path):
