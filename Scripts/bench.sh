@@ -157,8 +157,8 @@ PY
   xclip_paste="xclip -o -selection clipboard > $work/pasted"
   reveal="$ud print-response --body --reveal > $work/body.out"
   redacted="$ud print-response --body > $work/body.out"
-  labels=("userdebug copy < 128 MiB file" "xclip -i < 128 MiB file" "cat 128 MiB | userdebug copy"
-    "cat 128 MiB | xclip -i" "userdebug paste > file (from our owner)" "xclip -o > file (from our owner)"
+  labels=("userdebug copy < 128 MiB file" "xclip -i < 128 MiB file" "userdebug copy, 128 MiB from cat (pipe)"
+    "xclip -i, 128 MiB from cat (pipe)" "userdebug paste > file (from our owner)" "xclip -o > file (from our owner)"
     "print-response --body --reveal, 60 MiB body" "print-response --body (redacted), 60 MiB body")
   commands=("$ud_copy" "$xclip_copy" "$ud_pipe" "$xclip_pipe" "$ud_paste" "$xclip_paste" "$reveal" "$redacted")
   : > "$work/large.tsv"
