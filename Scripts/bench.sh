@@ -12,6 +12,9 @@
 #   Scripts/bench.sh json       JSONParser on 64 MiB of string escapes beside Python's json.load
 #   Scripts/bench.sh hotkey     key press -> clipboard holds the new value: userdebug daemon, sxhkd
 #                               running userdebug, sxhkd running xclip, a bare XGrabKey program
+#   Scripts/bench.sh large      128 MiB copy and paste beside xclip, a 60 MiB body printed revealed
+#                               and redacted: median wall time and peak RSS (/usr/bin/time -f %M)
+#                               of LARGE_RUNS (default 5) interleaved rounds (own Xvfb)
 #   Scripts/bench.sh before REV  the hotkey path (copy-id to stdout and to the clipboard) of REV
 #                               beside this tree's, in one run (REV built in a temporary worktree)
 set -euo pipefail
@@ -118,6 +121,71 @@ if [[ $what == before ]]; then
     done
   done
   git worktree remove --force "$work/before"
+fi
+
+if [[ $what == large ]]; then
+  # Each round runs every command once, in this order, so a load that comes and goes hits them
+  # alike; the table gives medians (and the largest peak RSS seen). Peak RSS is the command's own
+  # (wait4's ru_maxrss through /usr/bin/time): a background owner is not its child.
+  echo; echo "## large payloads: Scripts/bench.sh large (LARGE_RUNS=${LARGE_RUNS:-5} rounds, interleaved)"
+  start_xvfb DISPLAY; export DISPLAY
+  home_with "$work/large" 0
+  export USERDEBUG_HOME=$work/large
+  (set +o pipefail; head -c $((100 * 1024 * 1024)) /dev/urandom | base64 -w 0 | head -c $((128 * 1024 * 1024)) > "$work/big")
+  python3 - "$work/body.json" <<'PY'
+import json, sys
+# About 60 MiB of JSON records, each with a secret-looking member for the redactor to find.
+size, rows, i = 60 * 1024 * 1024, [], 0
+out = open(sys.argv[1], "w")
+out.write("[")
+written = 1
+while written < size - 200:
+    row = json.dumps({"id": i, "name": f"user {i}", "email": f"user{i}@example.com",
+                      "token": f"tok_{i:012d}abcdefabcdef", "note": "x" * 64})
+    out.write(("," if i else "") + row)
+    written += len(row) + (1 if i else 0)
+    i += 1
+out.write("]")
+PY
+  "$bin/userdebug-bench" body "$work/large/data/userdebug.sqlite3" "$work/body.json"
+  "$ud" session use bench -q
+  ud_copy="$ud copy -q < $work/big"
+  xclip_copy="xclip -selection clipboard < $work/big"
+  ud_pipe="cat $work/big | $ud copy -q"
+  xclip_pipe="cat $work/big | xclip -selection clipboard"
+  ud_paste="$ud paste > $work/pasted"
+  xclip_paste="xclip -o -selection clipboard > $work/pasted"
+  reveal="$ud print-response --body --reveal > $work/body.out"
+  redacted="$ud print-response --body > $work/body.out"
+  labels=("userdebug copy < 128 MiB file" "xclip -i < 128 MiB file" "userdebug copy, 128 MiB from cat (pipe)"
+    "xclip -i, 128 MiB from cat (pipe)" "userdebug paste > file (from our owner)" "xclip -o > file (from our owner)"
+    "print-response --body --reveal, 60 MiB body" "print-response --body (redacted), 60 MiB body")
+  commands=("$ud_copy" "$xclip_copy" "$ud_pipe" "$xclip_pipe" "$ud_paste" "$xclip_paste" "$reveal" "$redacted")
+  : > "$work/large.tsv"
+  for round in $(seq "${LARGE_RUNS:-5}"); do
+    for i in "${!commands[@]}"; do
+      # The pastes read what userdebug copied: it owns the selection again before them.
+      [[ $i == 4 ]] && sh -c "$ud_copy" && sleep 0.3
+      start=$EPOCHREALTIME
+      /usr/bin/time -f '%M' -o "$work/rss" sh -c "${commands[$i]}" || echo "round $round: ${labels[$i]} failed" >&2
+      end=$EPOCHREALTIME
+      printf '%s\t%s\t%s\n' "${labels[$i]}" "$(echo "$end - $start" | bc)" "$(tail -1 "$work/rss")" >> "$work/large.tsv"
+    done
+  done
+  cmp -s "$work/pasted" "$work/big" && echo "(the last paste equals the 128 MiB copied)" || echo "(the last paste DIFFERS from what was copied)"
+  python3 - "$work/large.tsv" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    label, seconds, kib = line.rstrip("\n").split("\t")
+    rows.setdefault(label, []).append((float(seconds), int(kib)))
+print("| command | median wall | median peak RSS | largest peak RSS | runs |")
+print("|---|---|---|---|---|")
+for label, runs in rows.items():
+    wall = statistics.median(r[0] for r in runs)
+    rss = statistics.median(r[1] for r in runs)
+    print(f"| {label} | {wall:.3f} s | {rss / 1024:.1f} MiB | {max(r[1] for r in runs) / 1024:.1f} MiB | {len(runs)} |")
+PY
 fi
 
 if [[ $what == all || $what == hotkey ]]; then

@@ -5,27 +5,67 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* A growing byte buffer. */
-typedef struct buffer {
+/* Where the bytes read go: a growing buffer, or a descriptor that takes them as they come
+ * (fd >= 0), converted from Latin-1 to UTF-8 on the way when latin1 is set. */
+typedef struct sink {
+    int fd;
+    int latin1;
+    size_t written;
     uint8_t *bytes;
     size_t len, cap;
-} buffer;
+} sink;
 
-/* Append n bytes, growing by doubling; 0 when out of memory (b unchanged). */
-static int buffer_append(buffer *b, const void *data, size_t n) {
-    if (n == 0) return 1;
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->len + n) cap *= 2;
-        uint8_t *grown = realloc(b->bytes, cap);
-        if (grown == NULL) return 0;
-        b->bytes = grown;
-        b->cap = cap;
+/* Write all n bytes to fd, retrying short writes and EINTR: CX11_OK or CX11_FAILED. */
+static cx11_status write_out(sink *k, const uint8_t *data, size_t n, cx11_error *err) {
+    while (n > 0) {
+        ssize_t w = write(k->fd, data, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return cx11_fail(err, CX11_FAILED, errno, "writing the content out: %s", strerror(errno));
+        data += w;
+        n -= (size_t)w;
+        k->written += (size_t)w;
     }
-    memcpy(b->bytes + b->len, data, n);
-    b->len += n;
-    return 1;
+    return CX11_OK;
+}
+
+/* Latin-1 to UTF-8, a slice at a time through a buffer on the stack. */
+static cx11_status write_latin1(sink *k, const uint8_t *data, size_t n, cx11_error *err) {
+    uint8_t out[8192];
+    while (n > 0) {
+        size_t used = 0, i = 0;
+        for (; i < n && used + 2 <= sizeof out; i++) {
+            if (data[i] < 0x80) {
+                out[used++] = data[i];
+            } else {
+                out[used++] = (uint8_t)(0xC0 | (data[i] >> 6));
+                out[used++] = (uint8_t)(0x80 | (data[i] & 0x3F));
+            }
+        }
+        cx11_status st = write_out(k, out, used, err);
+        if (st != CX11_OK) return st;
+        data += i;
+        n -= i;
+    }
+    return CX11_OK;
+}
+
+/* Take n bytes: written out, or appended (growing by doubling). */
+static cx11_status sink_put(sink *k, const void *data, size_t n, cx11_error *err) {
+    if (n == 0) return CX11_OK;
+    if (k->fd >= 0) return k->latin1 ? write_latin1(k, data, n, err) : write_out(k, data, n, err);
+    if (k->len + n > k->cap) {
+        size_t cap = k->cap ? k->cap : 4096;
+        while (cap < k->len + n) cap *= 2;
+        uint8_t *grown = realloc(k->bytes, cap);
+        if (grown == NULL) return cx11_fail(err, CX11_FAILED, ENOMEM, "out of memory reading the selection");
+        k->bytes = grown;
+        k->cap = cap;
+    }
+    memcpy(k->bytes + k->len, data, n);
+    k->len += n;
+    return CX11_OK;
 }
 
 /* Why a wait while reading failed, as a status with a message naming `what` was awaited. */
@@ -58,10 +98,10 @@ static int wait_new_value(cx11_session *s, xcb_atom_t property, double deadline,
     }
 }
 
-/* An INCR series: chunks appended to out until the empty one, each within `timeout` of the last. */
+/* An INCR series: chunks to out until the empty one, each within `timeout` of the last. */
 static cx11_status read_incr(cx11_session *s, xcb_atom_t property, uint32_t size_hint, double timeout,
-                             buffer *out, cx11_error *err) {
-    if (size_hint > 0 && size_hint < UINT32_MAX) {
+                             sink *out, cx11_error *err) {
+    if (out->fd < 0 && size_hint > 0 && size_hint < UINT32_MAX) {
         out->bytes = malloc(size_hint);
         if (out->bytes != NULL) out->cap = size_hint;
     }
@@ -71,9 +111,9 @@ static cx11_status read_incr(cx11_session *s, xcb_atom_t property, uint32_t size
         xcb_get_property_reply_t *r = take_property(s, property, cx11_now() + timeout, &why);
         if (r == NULL) return lost(why, "GetProperty", err);
         int n = xcb_get_property_value_length(r);
-        int ok = buffer_append(out, xcb_get_property_value(r), (size_t)n);
+        cx11_status st = sink_put(out, xcb_get_property_value(r), (size_t)n, err);
         free(r);
-        if (!ok) return cx11_fail(err, CX11_FAILED, ENOMEM, "out of memory reading the selection");
+        if (st != CX11_OK) return st;
         if (n == 0) return CX11_OK;
     }
 }
@@ -122,7 +162,7 @@ static cx11_status refusal(cx11_session *s, unsigned int owner_sequence, double 
 }
 
 /* Read the answer from `property`: its value, or the INCR series it announces. */
-static cx11_status read_answer(cx11_session *s, xcb_atom_t property, double timeout, buffer *result,
+static cx11_status read_answer(cx11_session *s, xcb_atom_t property, double timeout, sink *result,
                                cx11_error *err) {
     cx11_wait why;
     xcb_get_property_reply_t *r = take_property(s, property, cx11_now() + timeout, &why);
@@ -135,17 +175,16 @@ static cx11_status read_answer(cx11_session *s, xcb_atom_t property, double time
     }
     if (r->type == XCB_NONE)
         st = cx11_fail(err, CX11_NO_CONTENT, 0, "the owner announced property but did not set it");
-    else if (!buffer_append(result, xcb_get_property_value(r), (size_t)xcb_get_property_value_length(r)))
-        st = cx11_fail(err, CX11_FAILED, ENOMEM, "out of memory reading the selection");
+    else
+        st = sink_put(result, xcb_get_property_value(r), (size_t)xcb_get_property_value_length(r), err);
     free(r);
     return st;
 }
 
-cx11_status cx11_paste(const char *display, const char *authority, cx11_selection selection,
-                       const char *target, double timeout, double connect_timeout, int caller_owns_process,
-                       uint8_t **out, size_t *out_len, cx11_error *err) {
-    *out = NULL;
-    *out_len = 0;
+/* Read `selection` as `target` into k (see cx11_paste). */
+static cx11_status paste_into(const char *display, const char *authority, cx11_selection selection,
+                              const char *target, double timeout, double connect_timeout, int caller_owns_process,
+                              sink *k, cx11_error *err) {
     if (target == NULL || *target == '\0') return cx11_fail(err, CX11_UNSUPPORTED, 0, "empty target name");
     double start = cx11_now(), deadline = start + timeout;
     double connected_by = connect_timeout > 0 && connect_timeout < timeout ? start + connect_timeout : deadline;
@@ -154,7 +193,6 @@ cx11_status cx11_paste(const char *display, const char *authority, cx11_selectio
     int flags = caller_owns_process ? CX11_CONNECT_TIMER_SIGNAL : 0;
     cx11_status st = cx11_session_open(&s, display, authority, connected_by, flags, &now, err);
     if (st != CX11_OK) return st;
-    buffer result = {0};
     xcb_atom_t target_atom = XCB_NONE, property = s.atoms[CX11_A_PROPERTY], answered = XCB_NONE;
     st = intern_target(&s, target, deadline, &target_atom, err);
     if (st != CX11_OK) goto done;
@@ -165,14 +203,37 @@ cx11_status cx11_paste(const char *display, const char *authority, cx11_selectio
     if (st == CX11_OK && answered == XCB_NONE) st = refusal(&s, oc.sequence, deadline, target, err);
     if (st != CX11_OK) goto done;
     xcb_discard_reply(s.c, oc.sequence);
-    st = read_answer(&s, answered, timeout, &result, err);
+    st = read_answer(&s, answered, timeout, k, err);
 done:
     cx11_session_close(&s);
+    return st;
+}
+
+cx11_status cx11_paste(const char *display, const char *authority, cx11_selection selection,
+                       const char *target, double timeout, double connect_timeout, int caller_owns_process,
+                       uint8_t **out, size_t *out_len, cx11_error *err) {
+    *out = NULL;
+    *out_len = 0;
+    sink k = {.fd = -1};
+    cx11_status st =
+        paste_into(display, authority, selection, target, timeout, connect_timeout, caller_owns_process, &k, err);
     if (st != CX11_OK) {
-        free(result.bytes);
+        free(k.bytes);
         return st;
     }
-    *out = result.bytes;
-    *out_len = result.len;
+    *out = k.bytes;
+    *out_len = k.len;
     return CX11_OK;
+}
+
+cx11_status cx11_paste_to_fd(const char *display, const char *authority, cx11_selection selection,
+                             const char *target, double timeout, double connect_timeout, int caller_owns_process,
+                             int out_fd, int latin1_to_utf8, size_t *written, cx11_error *err) {
+    *written = 0;
+    if (out_fd < 0) return cx11_fail(err, CX11_UNSUPPORTED, EBADF, "no descriptor to write the content to");
+    sink k = {.fd = out_fd, .latin1 = latin1_to_utf8 != 0};
+    cx11_status st =
+        paste_into(display, authority, selection, target, timeout, connect_timeout, caller_owns_process, &k, err);
+    *written = k.written;
+    return st;
 }

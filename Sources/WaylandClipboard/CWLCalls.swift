@@ -103,7 +103,7 @@ extension CWLCalls {
             case .json: CWL_KIND_JSON
             case .binary: CWL_KIND_BINARY
             }
-        let isText = payload.kind != .binary || String(validating: payload.bytes, as: UTF8.self) != nil
+        let isText = payload.kind != .binary || payload.withUnsafeBytes { isValidUTF8($0) }
         return withOptionalCString(display) { d in
             withOptionalCString(runtimeDir) { r in
                 var o = cwl_own_options(
@@ -113,7 +113,7 @@ extension CWLCalls {
                     clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
                     lifetime: options.lifetime ?? 0, single_fork: policy.singleFork ? 1 : 0,
                     reuse_owner: policy.reuse ? 1 : 0, new_owner: policy.new ? 1 : 0)
-                return payload.bytes.withUnsafeBufferPointer { body(&o, $0) }
+                return payload.withUnsafeBytes { body(&o, $0.assumingMemoryBound(to: UInt8.self)) }
             }
         }
     }

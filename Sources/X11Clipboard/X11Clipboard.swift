@@ -66,6 +66,21 @@ public struct X11Clipboard: Clipboard {
             fallback: target == "UTF8_STRING" ? "STRING" : nil, convert: Self.utf8(fromLatin1:))
     }
 
+    /// Like `paste`, but writes the bytes to the descriptor `fd` as they arrive (each INCR chunk
+    /// as it comes), holding none of them: a large selection piped to a file costs no memory.
+    /// A failed write throws `.failed` naming it; bytes written before a failure stay written.
+    /// Connecting is bounded by `connectTimeout` within `timeout`, as in
+    /// `paste(selection:target:timeout:connectTimeout:)`.
+    public func paste(
+        selection: SelectionName, target: String, timeout: Double,
+        connectTimeout: Double = CopyOptions().connectTimeout, to fd: Int32
+    ) throws(ClipboardError) {
+        try CX11Calls.paste(
+            display: display, authority: authority, selection: selection, target: target, timeout: timeout,
+            connectTimeout: connectTimeout, callerOwnsProcess: policy.callerExitsSoon,
+            fallback: target == "UTF8_STRING" ? "STRING" : nil, to: fd)
+    }
+
     static func utf8(fromLatin1 bytes: [UInt8]) -> [UInt8] {
         guard bytes.contains(where: { $0 >= 0x80 }) else { return bytes }
         var out: [UInt8] = []

@@ -5,6 +5,7 @@ import UserDebugKit
 //   userdebug-bench record DB COUNT [BODY_BYTES]   one response per transaction; prints responses/s
 //   userdebug-bench fill DB COUNT                  COUNT small responses in batches of 10,000
 //   userdebug-bench parse FILE                     JSONParser over FILE (read whole, as commands do)
+//   userdebug-bench body DB FILE                   one JSON response whose body is FILE (any size)
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -52,6 +53,27 @@ if arguments.count == 3, arguments[1] == "parse" {
         print("parsed \(bytes.count) bytes: \(kind)")
     } catch {
         fail("\(arguments[2]): \(error)")
+    }
+    exit(0)
+}
+if arguments.count == 4, arguments[1] == "body" {
+    // A body larger than a response document may be (64 MiB): recorded through the library.
+    do {
+        let store = try SessionStore.open(path: arguments[2], mode: .readWrite)
+        store.retention = RetentionPolicy(maxCount: nil, maxBytes: nil)
+        if try store.session(named: "bench") == nil {
+            try store.saveSession(
+                Session(name: "bench", user: User(identifier: "usr_bench", name: "Bench")), makeCurrent: true)
+        }
+        let body = readFile(arguments[3])
+        let id = try store.record(
+            BackendResponse(
+                request: BackendRequest(method: "GET", url: "https://api.example.com/v1/export"), status: 200,
+                headers: [HTTPHeader(name: "Content-Type", value: "application/json")], body: body),
+            session: "bench")
+        print("recorded response \(id) with a body of \(body.count) bytes")
+    } catch {
+        fail("\(error)")
     }
     exit(0)
 }

@@ -161,6 +161,17 @@ cx11_status cx11_paste(const char *display, const char *authority, cx11_selectio
                        const char *target, double timeout, double connect_timeout, int caller_owns_process,
                        uint8_t **out, size_t *out_len, cx11_error *err);
 
+/*
+ * cx11_paste_to_fd: cx11_paste, writing the bytes to out_fd as they arrive (each INCR chunk as
+ * it comes) instead of gathering them: a large selection is never held in memory. With
+ * latin1_to_utf8 nonzero the bytes are taken as Latin-1 (STRING) and written as UTF-8.
+ * *written counts the bytes written, also on failure (a refusal or no owner writes none).
+ * A failed write is CX11_FAILED with its errno ("writing the content out: ...").
+ */
+cx11_status cx11_paste_to_fd(const char *display, const char *authority, cx11_selection selection,
+                             const char *target, double timeout, double connect_timeout, int caller_owns_process,
+                             int out_fd, int latin1_to_utf8, size_t *written, cx11_error *err);
+
 /* cx11_free: release a buffer returned by cx11_paste (NULL is fine). */
 void cx11_free(void *buffer);
 

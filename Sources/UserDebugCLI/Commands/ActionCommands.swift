@@ -78,6 +78,8 @@ enum ActionCommands {
             }
             selector = .id(id)
         }
+        // A revealed body to standard output is streamed from the store, never held whole.
+        if try RevealedBodyStream.stream(invocation, selector: selector, part: parts.first ?? .body) { return }
         try ActionRun.perform(
             "print-response", invocation: invocation,
             responses: ResponseLogProvider(selector: selector, part: parts.first ?? .body))

@@ -33,11 +33,11 @@ enum ClipboardCommands {
         ],
         maxPositionals: 0
     ) { invocation in
-        let (bytes, _) = try InputReader.read("-", limit: 1 << 31)
+        // Read once into the block the owner serves: no second copy of a large input.
+        let block = try InputReader.readBlock("-", limit: 1 << 31)
         let kind: Payload.Kind =
-            invocation.arguments.has("json")
-            ? .json : (String(validating: bytes, as: UTF8.self) == nil ? .binary : .text)
-        let payload = Payload(bytes: bytes, kind: kind, isSecret: invocation.arguments.has("secret"))
+            invocation.arguments.has("json") ? .json : (isValidUTF8(block.bytes) ? .text : .binary)
+        let payload = Payload(block: block, kind: kind, isSecret: invocation.arguments.has("secret"))
         try OutputRouter(invocation: invocation).copy(payload, to: try selection(invocation))
     }
 

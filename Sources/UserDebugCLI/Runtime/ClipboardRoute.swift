@@ -76,14 +76,19 @@ struct ClipboardRoute {
         }
     }
 
-    /// Streams `selection` as `target` to the descriptor `fd` when the backend can (Wayland: a
-    /// large selection is never held in memory) and says whether it did; false: use `paste`.
+    /// Streams `selection` as `target` to the descriptor `fd` as it arrives (a large selection is
+    /// never held in memory) and says whether it did; false: no backend, use `paste`.
     func paste(selection: SelectionName, target: String, timeout: Double, to fd: Int32) throws(ClipboardRouteError)
         -> Bool
     {
-        guard choice.route == .wayland else { return false }
         do throws(ClipboardError) {
-            try wayland.clipboard().paste(selection: selection, target: target, timeout: timeout, to: fd)
+            switch choice.route {
+            case .unavailable: return false
+            case .wayland: try wayland.clipboard().paste(selection: selection, target: target, timeout: timeout, to: fd)
+            case .x11:
+                try x11.paste(
+                    selection: selection, target: target, timeout: timeout, connectTimeout: connectTimeout, to: fd)
+            }
             return true
         } catch {
             throw ClipboardRouteError(problem: .backend(error), choice: choice)
@@ -117,7 +122,9 @@ extension WaylandEndpoint {
         let deadline = monotonicSeconds() + seconds
         let reader = clipboard()
         repeat {
-            if let bytes = try? reader.paste(selection: selection, target: target, timeout: 1), bytes == payload.bytes {
+            if let bytes = try? reader.paste(selection: selection, target: target, timeout: 1),
+                payload.withUnsafeBytes({ $0.elementsEqual(bytes) })
+            {
                 return true
             }
             usleep(20_000)

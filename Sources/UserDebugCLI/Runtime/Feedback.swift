@@ -17,14 +17,20 @@ package struct Delivery: Sendable {
     package var selections: [String]
     /// Seconds after which a secret is cleared from the selections, if it is.
     package var clearSecretAfter: Double?
+    /// For output streamed rather than held (`payload` then empty): how many bytes went out.
+    package var streamedBytes: Int?
 
     /// A delivery record.
-    package init(actionID: String, title: String, payload: Payload, selections: [String], clearSecretAfter: Double?) {
+    package init(
+        actionID: String, title: String, payload: Payload, selections: [String], clearSecretAfter: Double?,
+        streamedBytes: Int? = nil
+    ) {
         self.actionID = actionID
         self.title = title
         self.payload = payload
         self.selections = selections
         self.clearSecretAfter = clearSecretAfter
+        self.streamedBytes = streamedBytes
     }
 }
 
@@ -131,6 +137,7 @@ enum NotificationText {
     /// secret is cleared.
     private static func detail(_ delivery: Delivery, token: String?) -> String {
         let payload = delivery.payload
+        if let streamed = delivery.streamedBytes { return "(\(streamed) bytes)" }
         if payload.isSecret {
             return delivery.clearSecretAfter.map { "(clears in \(formatNumber($0)) s)" } ?? "(a secret)"
         }

@@ -28,6 +28,30 @@ enum InputReader {
         return (bytes, name)
     }
 
+    /// Reads the input into one block held once (`HeapBytes`): for `userdebug copy`, whose
+    /// clipboard owner serves these very bytes. More than `limit` bytes, or more than the memory
+    /// the process may take (`ulimit -v`), is refused with exit 65 naming the size; a failed read
+    /// is exit 74.
+    static func readBlock(_ path: String?, limit: Int) throws(CommandError) -> HeapBytes {
+        let (fd, name) = try openInput(path, limit: limit)
+        defer { if fd != 0 { close(fd) } }
+        do throws(HeapBytes.ReadError) {
+            return try HeapBytes.read(FileDescriptor(fd), limit: limit)
+        } catch {
+            switch error {
+            case .system(let failure):
+                throw CommandError(.ioError, "cannot read \(name): \(failure)")
+            case .tooLarge:
+                throw tooLarge(name, limit: limit)
+            case .outOfMemory(let held, let wanted):
+                throw CommandError(
+                    .dataError,
+                    "\(name) is too large to hold in memory: \(held) bytes read, no memory for \(wanted) "
+                        + "(the process's memory limit, ulimit -v, or the machine's)")
+            }
+        }
+    }
+
     /// The input's descriptor (0 for stdin; the caller closes any other) and its name for
     /// messages, refusing a terminal, a directory, and a regular file larger than `limit`.
     static func openInput(_ path: String?, limit: Int) throws(CommandError) -> (fd: Int32, name: String) {

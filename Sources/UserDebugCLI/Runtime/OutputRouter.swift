@@ -97,6 +97,19 @@ struct OutputRouter {
         try StandardOutputSink(isTerminal: true).write(shown)
     }
 
+    /// Whether `deliver` would write to standard output only (`--to stdout`, or `auto` with
+    /// standard output a pipe or a file that is no session log): output that may be streamed.
+    func writesToStandardOutputOnly() throws -> Bool {
+        guard !selectionsOnly else { return false }
+        switch try chosenTarget() {
+        case .stdout: return true
+        case .auto:
+            return invocation.stdoutKind == .pipe
+                || (invocation.stdoutKind == .regularFile && !stdoutIsSharedLogFile())
+        default: return false
+        }
+    }
+
     private func chosenTarget() throws -> OutputTarget {
         if let text = invocation.arguments.value("to") { return try OutputTarget.parse(option: text) }
         return try invocation.config().output.defaultTarget
@@ -132,9 +145,9 @@ struct OutputRouter {
         let name = selection == .primary ? "PRIMARY" : "CLIPBOARD"
         if payload.isSecret {
             let clear = options.clearSecretAfter.map { "; cleared in \(formatNumber($0)) s" } ?? ""
-            invocation.diagnostics.notice("copied a secret (\(payload.bytes.count) bytes) to \(name)\(clear)")
+            invocation.diagnostics.notice("copied a secret (\(payload.byteCount) bytes) to \(name)\(clear)")
         } else {
-            invocation.diagnostics.notice("copied \(payload.bytes.count) bytes to \(name)")
+            invocation.diagnostics.notice("copied \(payload.byteCount) bytes to \(name)")
         }
         return name
     }

@@ -66,14 +66,13 @@ struct StandardOutputSink {
     var isTerminal: Bool
 
     func write(_ payload: Payload) throws {
-        var bytes = payload.bytes
-        if isTerminal {
-            bytes = Array(TerminalText.escape(bytes: bytes).utf8)
-        }
-        if payload.kind != .binary, bytes.last != UInt8(ascii: "\n") {
-            bytes.append(UInt8(ascii: "\n"))
-        }
+        var bytes = isTerminal ? Array(TerminalText.escape(bytes: payload.bytes).utf8) : payload.bytes
+        let newline = payload.kind != .binary && bytes.last != UInt8(ascii: "\n")
+        // A large payload gets its newline in a write of its own: appending would copy it whole.
+        let apart = newline && bytes.count >= 1 << 16
+        if newline && !apart { bytes.append(UInt8(ascii: "\n")) }
         try writeAll(bytes, to: 1, name: "standard output")
+        if apart { try writeAll([UInt8(ascii: "\n")], to: 1, name: "standard output") }
     }
 }
 

@@ -140,6 +140,30 @@ final class Database {
         guard code == SQLITE_OK else { throw error(code, sql: "blob \(table).\(column) of row \(row)") }
     }
 
+    /// Reads the blob in `column` of `row` a chunk of at most `chunk` bytes at a time
+    /// (sqlite3_blob_read: the value is never held whole, by SQLite or by us), handing each to
+    /// `consume`. A row deleted meanwhile ends the reading with SQLITE_ABORT, thrown.
+    func readBlob(
+        table: String, column: String, row: Int64, chunk: Int = 1 << 20,
+        _ consume: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        var blob: OpaquePointer?
+        var code = sqlite3_blob_open(handle, "main", table, column, row, 0, &blob)
+        guard code == SQLITE_OK, let blob else { throw error(code, sql: "blob \(table).\(column) of row \(row)") }
+        defer { sqlite3_blob_close(blob) }
+        let total = Int(sqlite3_blob_bytes(blob))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, min(chunk, total)), alignment: 1)
+        defer { buffer.deallocate() }
+        var offset = 0
+        while offset < total {
+            let count = min(buffer.count, total - offset)
+            code = sqlite3_blob_read(blob, buffer.baseAddress, Int32(count), Int32(offset))
+            guard code == SQLITE_OK else { throw error(code, sql: "blob \(table).\(column) of row \(row)") }
+            try consume(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            offset += count
+        }
+    }
+
     /// The rowid of the last insert on this connection.
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 

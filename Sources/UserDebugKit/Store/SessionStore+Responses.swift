@@ -187,7 +187,7 @@ extension SessionStore {
         return id
     }
 
-    private func decodeResponse(_ row: Statement) throws(StoreError) -> BackendResponse {
+    func decodeResponse(_ row: Statement) throws(StoreError) -> BackendResponse {
         let id = row.int64(0)
         guard let tags = StoreCoding.decodeTags(row.text(7)),
             let requestHeaders = StoreCoding.decodeHeaders(row.text(8)),

@@ -100,8 +100,8 @@ public import UserDebugKit
                     reuse_owner: policy.reuseOwner ? 1 : 0,
                     new_owner: policy.newOwner ? 1 : 0
                 )
-                return payload.bytes.withUnsafeBufferPointer { bytes in
-                    cx11_own(&o, bytes.baseAddress, bytes.count, &pid, &err)
+                return payload.withUnsafeBytes { bytes in
+                    cx11_own(&o, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &pid, &err)
                 }
             }
         }
@@ -138,6 +138,33 @@ public import UserDebugKit
         defer { cx11_free(buffer) }
         guard let buffer, count > 0 else { return [] }
         return Array(UnsafeBufferPointer(start: buffer, count: count))
+    }
+
+    /// `cx11_paste_to_fd`: streams the selection to `fd` as it arrives. `fallback`, when given, is
+    /// tried once when the owner refuses `target` (before any byte is written), its bytes taken
+    /// as Latin-1 and written as UTF-8.
+    static func paste(
+        display: String?, authority: String?, selection name: SelectionName, target: String, timeout: Double,
+        connectTimeout: Double, callerOwnsProcess: Bool, fallback: String?, to fd: Int32, latin1: Bool = false
+    ) throws(ClipboardError) {
+        var err = cx11_error()
+        var written = 0
+        let status = withOptionalCString(display) { d in
+            withOptionalCString(authority) { a in
+                target.withCString { t in
+                    cx11_paste_to_fd(
+                        d, a, selection(name), t, timeout, connectTimeout, callerOwnsProcess ? 1 : 0, fd, latin1 ? 1 : 0,
+                        &written, &err)
+                }
+            }
+        }
+        if status == CX11_NO_CONTENT, written == 0, let fallback {
+            return try paste(
+                display: display, authority: authority, selection: name, target: fallback, timeout: timeout,
+                connectTimeout: connectTimeout, callerOwnsProcess: callerOwnsProcess, fallback: nil, to: fd,
+                latin1: true)
+        }
+        guard status == CX11_OK else { throw error(err, stage: .paste, call: "cx11_paste_to_fd") }
     }
 
     /// `cx11_resident_name` (test seam): the abstract socket name of our resident owner, or nil when
