@@ -153,7 +153,8 @@ public import UserDebugKit
             withOptionalCString(authority) { a in
                 target.withCString { t in
                     cx11_paste_to_fd(
-                        d, a, selection(name), t, timeout, connectTimeout, callerOwnsProcess ? 1 : 0, fd, latin1 ? 1 : 0,
+                        d, a, selection(name), t, timeout, connectTimeout, callerOwnsProcess ? 1 : 0, fd,
+                        latin1 ? 1 : 0,
                         &written, &err)
                 }
             }
