@@ -29,6 +29,11 @@ final class UserDebugHome: @unchecked Sendable {
             "HOME": root.path,
             "LANG": "C.UTF-8",
         ]
+        // Under a sanitizer (Scripts/test.sh) the binary driven is a sanitized build too: it gets
+        // the run's options (ASan's detect_leaks=0), as it would get them from a user's shell.
+        for name in ["ASAN_OPTIONS", "TSAN_OPTIONS"] {
+            environment[name] = ProcessInfo.processInfo.environment[name]
+        }
     }
 
     deinit {

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Tests/Fuzz/Targets/<target>.swift) and runs each for SECONDS
+# (default 5), starting from its seed corpus Tests/Fuzz/<target>/. Fails on the first crash, hang,
+# out-of-memory or broken property, printing the input that shows it (the reproducer).
+#
+#   Scripts/fuzz.sh [SECONDS] [TARGET…]     e.g. Scripts/fuzz.sh 300 har walheader
+#
+# How it is built: the libraries with ASan and libFuzzer's coverage (a debug build, into a scratch
+# path of its own, .build/fuzz, so the normal build is left alone), then each target's one file,
+# whose `LLVMFuzzerTestOneInput` is exported with @_cdecl, linked by swiftc against their objects
+# and libFuzzer's main. No fuzz entry point is part of a package target, so none reaches a shipped
+# binary. New inputs the fuzzer finds go to .build/fuzz/corpus/<target>, never into the repository.
+#
+# The sanitizer flags are given by hand, not with `swift build --sanitize`: SwiftPM keeps those in a
+# set, so their order changes from run to run (each run rebuilds everything), and swiftc given
+# -sanitize=fuzzer before -sanitize=address leaves out the coverage counters of Swift code, so the
+# fuzzer would see nothing of the libraries. One -sanitize=address,fuzzer is always right.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-5}
+shift || true
+all_targets=(json session response har config curltrace arguments walheader)
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=("${all_targets[@]}")
+
+scratch=.build/fuzz
+build_flags=(--scratch-path "$scratch" -Xswiftc -sanitize=address,fuzzer -Xcc -fsanitize=address,fuzzer-no-link)
+for module in UserDebugCLI COwnerProcess; do swift build "${build_flags[@]}" --target "$module"; done
+bin=$(swift build "${build_flags[@]}" --show-bin-path)
+
+# Every object the targets may need, and the C modules' maps (Swift modules record their imports).
+objects=()
+for module in UserDebugKit DesktopNotify X11Clipboard WaylandClipboard UserDebugCLI CX11 CWayland COwnerProcess; do
+  objects+=("$bin/$module.build/"*.o)
+done
+module_maps=(-I Sources/CSQLite -I Sources/CZlib -I Sources/CBrotli)
+for module in CX11 CWayland COwnerProcess; do
+  map=$bin/$module.build/module.modulemap  # SwiftPM writes one for a target without its own
+  [[ -f $map ]] || map=Sources/$module/include/module.modulemap
+  module_maps+=(-Xcc -fmodule-map-file="$map")
+done
+
+export SWIFT_BACKTRACE=enable=no  # libFuzzer reports the crash; the Swift backtracer would stall it
+status=0
+for target in "${targets[@]}"; do
+  source=Tests/Fuzz/Targets/$target.swift
+  [[ -f $source ]] || { echo "fuzz.sh: no target '$target' (have: ${all_targets[*]})" >&2; exit 2; }
+  exe=$scratch/targets/fuzz-$target
+  mkdir -p "$scratch/targets" "$scratch/corpus/$target" "$scratch/artifacts/$target"
+  if [[ ! -x $exe || $source -nt $exe || $bin/UserDebugCLI.build -nt $exe || $0 -nt $exe ]]; then
+    # ld.gold warns of every ASan symbol it cannot export: noise, left out of what is shown.
+    swiftc -sanitize=address,fuzzer -parse-as-library -swift-version 6 -Onone -g -module-name "Fuzz_$target" \
+      -I "$bin/Modules" "${module_maps[@]}" "$source" "${objects[@]}" \
+      -lsqlite3 -lz -lbrotlidec -lxcb -lXau -lXdmcp -o "$exe" 2>&1 | { grep -v 'Cannot export local symbol' || true; }
+    [[ ${PIPESTATUS[0]} -eq 0 ]] || { echo "fuzz.sh: the target $target does not build" >&2; exit 1; }
+  fi
+  echo "fuzz.sh: $target for ${seconds}s" >&2
+  log=$scratch/artifacts/$target/last-run.log
+  run_status=0
+  "$exe" "$scratch/corpus/$target" "Tests/Fuzz/$target" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$scratch/artifacts/$target/" >"$log" 2>&1 ||
+    run_status=$?
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  if [[ $run_status -ne 0 ]]; then
+    tail -n 40 "$log" >&2
+    reproducer=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
+    echo "fuzz.sh: $target FAILED (exit $run_status after ${runs:-?} runs); reproducer: ${reproducer:-none written}" >&2
+    echo "fuzz.sh: replay it with: SWIFT_BACKTRACE=enable=no $exe ${reproducer:-<input>}" >&2
+    status=1
+  else
+    echo "fuzz.sh: $target ok, ${runs:-?} runs in ${seconds}s" >&2
+  fi
+done
+exit $status
