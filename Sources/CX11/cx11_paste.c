@@ -22,7 +22,10 @@ static cx11_status write_out(sink *k, const uint8_t *data, size_t n, cx11_error 
     while (n > 0) {
         ssize_t w = write(k->fd, data, n);
         if (w < 0 && errno == EINTR) continue;
-        if (w < 0) return cx11_fail(err, CX11_FAILED, errno, "writing the content out: %s", strerror(errno));
+        if (w < 0) {
+            int saved = errno;
+            return cx11_fail(err, CX11_FAILED, saved, "writing the content out: %s", cx11_strerror(saved).text);
+        }
         data += w;
         n -= (size_t)w;
         k->written += (size_t)w;

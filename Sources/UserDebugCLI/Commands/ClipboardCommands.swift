@@ -69,7 +69,9 @@ enum ClipboardCommands {
         let target = invocation.arguments.value("target") ?? "UTF8_STRING"
         // Streamed where the backend can: a large selection is never held in memory.
         if invocation.stdoutKind != .terminal,
-            try clipboard.paste(selection: name, target: target, timeout: timeout, to: 1)
+            try streamToStandardOutput({ () throws(ClipboardRouteError) in
+                try clipboard.paste(selection: name, target: target, timeout: timeout, to: 1)
+            })
         {
             return
         }
@@ -80,6 +82,21 @@ enum ClipboardCommands {
             try StandardOutputSink(isTerminal: true).write(Payload(bytes: bytes, kind: .text))
         } else {
             try writeAll(bytes, to: 1, name: "standard output")
+        }
+    }
+
+    /// The backends write a streamed paste themselves and report a failed write as
+    /// "writing the content out: REASON"; here that descriptor is standard output, so it is
+    /// reported as every other command's failed output is (exit 74), not as a clipboard failure.
+    private static func streamToStandardOutput(_ paste: () throws(ClipboardRouteError) -> Bool) throws -> Bool {
+        let marker = "writing the content out: "
+        do throws(ClipboardRouteError) {
+            return try paste()
+        } catch {
+            guard case .backend(.failed(let message)) = error.problem, let range = message.firstRange(of: marker) else {
+                throw error
+            }
+            throw CommandError(.ioError, "cannot write to standard output: \(message[range.upperBound...])")
         }
     }
 }

@@ -187,8 +187,17 @@ extension Config {
         // A directory is not read (the read says so); nothing of it is used.
         if (status.st_mode & S_IFMT) == S_IFDIR { return }
         if let problem = FileTrust.ownProblem(status, path: path) ?? FileTrust.problem(at: path, ownLevels: 2) {
-            throw ConfigError(file: path, message: "refusing to read it: \(problem)")
+            throw ConfigError(file: path, message: "refusing to read it: \(problem)\(resolvedNote(path))")
         }
+    }
+
+    /// Where a path reached through a symbolic link really is (" (reached through a link: it is
+    /// REAL)"), so a refusal names the file that was judged; empty when there is no link.
+    private static func resolvedNote(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return "" }
+        defer { free(real) }
+        let resolved = String(cString: real)
+        return resolved == path ? "" : " (reached through a link: it is \(resolved))"
     }
 
     private static func describe(_ code: Int32) -> String {

@@ -38,12 +38,14 @@ extension SessionStore {
     static func openForReading(_ path: String, busyTimeoutMilliseconds: Int32) throws(StoreError) -> (
         database: Database, warnings: [String]
     ) {
-        if FileStatus(path: path + "-wal") == nil,
+        // SQLite keeps -wal and -shm beside the file a symbolic link leads to: look there.
+        let files = resolvedPath(path)
+        if FileStatus(path: files + "-wal") == nil,
             let view = try openWithoutWAL(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         {
             return (view, [])
         }
-        if FileStatus(path: path + "-shm") == nil {
+        if FileStatus(path: files + "-shm") == nil {
             let database = try openSnapshot(of: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             return (database, ["read a private copy of \(path): \(path)-shm is missing and a read creates no file"])
         }
@@ -73,7 +75,7 @@ extension SessionStore {
             }
             usleep(10_000)
         }
-        guard FileStatus(path: path + "-wal") == nil else {
+        guard FileStatus(path: resolvedPath(path) + "-wal") == nil else {
             close(descriptor)
             return nil
         }
@@ -89,6 +91,14 @@ extension SessionStore {
         database.closeOnClose = descriptor
         try Migrations.validateReadOnly(database)
         return database
+    }
+
+    /// `path` with its symbolic links resolved, as SQLite resolves it to name `-wal` and `-shm`;
+    /// `path` itself when it cannot be resolved.
+    private static func resolvedPath(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     /// `path` for a `file:` URI: every byte but unreserved ones and `/` percent-encoded.
