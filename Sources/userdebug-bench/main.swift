@@ -23,6 +23,18 @@ func fail(_ message: String) -> Never {
 }
 
 /// The whole file, read with plain read(2) so that what is timed beside it is the parser.
+/// The store at `path`, without retention limits, with the session "bench" (made current the
+/// first time).
+func openBenchStore(_ path: String) throws -> SessionStore {
+    let store = try SessionStore.open(path: path, mode: .readWrite)
+    store.retention = RetentionPolicy(maxCount: nil, maxBytes: nil)
+    if try store.session(named: "bench") == nil {
+        try store.saveSession(
+            Session(name: "bench", user: User(identifier: "usr_bench", name: "Bench")), makeCurrent: true)
+    }
+    return store
+}
+
 func readFile(_ path: String) -> [UInt8] {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { fail("cannot open \(path): \(String(cString: strerror(errno)))") }
@@ -59,12 +71,7 @@ if arguments.count == 3, arguments[1] == "parse" {
 if arguments.count == 4, arguments[1] == "body" {
     // A body larger than a response document may be (64 MiB): recorded through the library.
     do {
-        let store = try SessionStore.open(path: arguments[2], mode: .readWrite)
-        store.retention = RetentionPolicy(maxCount: nil, maxBytes: nil)
-        if try store.session(named: "bench") == nil {
-            try store.saveSession(
-                Session(name: "bench", user: User(identifier: "usr_bench", name: "Bench")), makeCurrent: true)
-        }
+        let store = try openBenchStore(arguments[2])
         let body = readFile(arguments[3])
         let id = try store.record(
             BackendResponse(
@@ -82,12 +89,7 @@ guard arguments.count >= 4, let count = Int(arguments[3]) else {
 }
 let bodyBytes = arguments.count > 4 ? Int(arguments[4]) ?? 1024 : 1024
 do {
-    let store = try SessionStore.open(path: arguments[2], mode: .readWrite)
-    store.retention = RetentionPolicy(maxCount: nil, maxBytes: nil)
-    if try store.session(named: "bench") == nil {
-        try store.saveSession(
-            Session(name: "bench", user: User(identifier: "usr_bench", name: "Bench")), makeCurrent: true)
-    }
+    let store = try openBenchStore(arguments[2])
     func response(_ index: Int, body: [UInt8]) -> BackendResponse {
         BackendResponse(
             request: BackendRequest(
