@@ -242,7 +242,7 @@ fi
 
 if [[ $what == all || $what == popup ]]; then
   echo; echo "## popup menu: Scripts/popup_bench.py $ud $bin/userdebug-popup ${RUNS:-50}"
-  python3 Scripts/popup_bench.py "$ud" "$bin/userdebug-popup" "${RUNS:-50}"
+  /usr/bin/python3 Scripts/popup_bench.py "$ud" "$bin/userdebug-popup" "${RUNS:-50}"
 fi
 
 if [[ $what == all || $what == json ]]; then
