@@ -5,8 +5,9 @@ import Testing
 /// The hotkey recipes of config/hotkeys, run as a user installs them: the real sxhkdrc and
 /// xbindkeysrc files (only `userdebug` replaced by the built binary's path), the tool started
 /// with its standard output sent to a file (as `sxhkd >out 2>err` or a display manager does),
-/// keys pressed with xdotool under a private Xvfb, the clipboard read with xclip. A recipe that
-/// relied on `--to auto` would write into the file and leave the clipboard alone.
+/// keys pressed with xdotool under a private Xvfb, the clipboard read with xclip; the launcher key
+/// opens the real dmenu, where a typed choice reaches the clipboard too. A recipe that relied on
+/// `--to auto` would write into the file and leave the clipboard alone.
 @Suite(.serialized) struct HotkeyRecipeTests {
     /// One binding of a recipe file: the keys as xdotool types them, the command as written.
     struct Binding: CustomStringConvertible {
@@ -143,6 +144,28 @@ import Testing
         #expect(!written.contains("usr_42"), "the result went to the tool's stdout: \(written)")
     }
 
+    /// Presses the launcher binding (`menu --dmenu`, no launcher named: dmenu is the first found
+    /// on X11), waits for dmenu's window, types a filter and Return, and expects the chosen
+    /// entry's payload on the clipboard and none of it in the tool's stdout file.
+    func pressMenu(_ bindings: [Binding], out: String, _ x: Xvfb, _ home: UserDebugHome) throws {
+        let menu = try #require(bindings.first { !Self.isAction($0) }, "the recipe binds no menu key")
+        let expected = TerminalOutputTests.copied(try home.ok(["copy-id", "--to", "stdout"]).out)
+        try Peer.own(
+            ["xclip", "-i", "-selection", "clipboard"], input: Array("stale".utf8), environment: x.environment)
+        #expect(eventually { clipboard(x) == Array("stale".utf8) })
+        _ = try Peer.read(["xdotool", "key", "--clearmodifiers", menu.keys], environment: x.environment)
+        let found = try Peer.read(
+            ["xdotool", "search", "--sync", "--onlyvisible", "--class", "dmenu"], environment: x.environment, limit: 20)
+        #expect(found.status == 0, "\(menu): no dmenu window appeared")
+        _ = try Peer.read(["xdotool", "type", "--delay", "0", "identifier"], environment: x.environment)
+        _ = try Peer.read(["xdotool", "key", "--delay", "0", "Return"], environment: x.environment)
+        #expect(
+            eventually(timeout: 10) { expected.contains(clipboard(x)) },
+            "\(menu): the clipboard holds \(String(decoding: clipboard(x), as: UTF8.self))")
+        let written = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(!written.contains("usr_42"), "the menu's result went to the tool's stdout: \(written)")
+    }
+
     func recordedHome() throws -> UserDebugHome {
         let home = try UserDebugHome()
         try home.recordSession(baseURL: "https://api.example.com")
@@ -163,6 +186,7 @@ import Testing
                 tool.wait()
             }
             try pressEach(parse(text), tool: tool, out: out, x, home)
+            try pressMenu(parse(text), out: out, x, home)
         }
     }
 
