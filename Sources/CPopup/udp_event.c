@@ -62,6 +62,7 @@ static int udp_translate(udp_ui *ui, XEvent *xevent, udp_event *event) {
     case UnmapNotify:
     case DestroyNotify:
         event->kind = UDP_EVENT_LOST;
+        event->button = UDP_LOST_UNMAPPED;
         return 1;
     case FocusOut:
         /* Our grab ended without us (the server released it): the menu ends. Taking the grab
@@ -69,6 +70,7 @@ static int udp_translate(udp_ui *ui, XEvent *xevent, udp_event *event) {
          * focus follows the pointer): that one is ours and is ignored. */
         if (!ui->grabbed || xevent->xfocus.mode != NotifyUngrab || xevent->xfocus.detail == NotifyPointer) return 0;
         event->kind = UDP_EVENT_LOST;
+        event->button = UDP_LOST_GRAB;
         return 1;
     default:
         return 0;
@@ -86,10 +88,14 @@ static int udp_drain_wake(udp_ui *ui) {
 void udp_next_event(udp_ui *ui, int timeout_ms, udp_event *event) {
     memset(event, 0, sizeof *event);
     for (;;) {
-        while (XPending(ui->display) > 0) {
+        while (!ui->broken && XPending(ui->display) > 0) {
             XEvent xevent;
             XNextEvent(ui->display, &xevent);
             if (udp_translate(ui, &xevent, event)) return;
+        }
+        if (ui->broken) {
+            event->kind = UDP_EVENT_ERROR;
+            return;
         }
         if (udp_drain_wake(ui)) {
             event->kind = UDP_EVENT_WAKE;
