@@ -86,12 +86,12 @@ udp_ui *udp_open(const char *display_name, udp_error *err) {
     (void)fcntl(ConnectionNumber(ui->display), F_SETFD, FD_CLOEXEC);
     XSetIOErrorHandler(udp_quiet_io_error);
     XSetIOErrorExitHandler(ui->display, udp_io_exit, ui);
-    ui->xwayland = udp_detect_xwayland(ui);
     ui->screen = DefaultScreen(ui->display);
     ui->root = RootWindow(ui->display, ui->screen);
     ui->visual = DefaultVisual(ui->display, ui->screen);
     ui->colormap = DefaultColormap(ui->display, ui->screen);
     ui->depth = DefaultDepth(ui->display, ui->screen);
+    ui->xwayland = udp_detect_xwayland(ui);
     return ui;
 }
 

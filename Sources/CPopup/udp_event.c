@@ -55,6 +55,11 @@ static int udp_translate(udp_ui *ui, XEvent *xevent, udp_event *event) {
     case MotionNotify:
         udp_pointer_event(ui, event, UDP_EVENT_MOTION, xevent->xmotion.x, xevent->xmotion.y);
         return 1;
+    case MappingNotify:
+        /* The keymap changed (a layout switch; under XWayland, every new Wayland keyboard such as
+         * a virtual one brings its own): without this, keys would be looked up in the old map. */
+        XRefreshKeyboardMapping(&xevent->xmapping);
+        return 0;
     case Expose:
         if (xevent->xexpose.count != 0) return 0;
         event->kind = UDP_EVENT_EXPOSE;
