@@ -25,6 +25,38 @@ void udp_fail(udp_error *err, int sys_errno, const char *format, ...) {
     va_end(args);
 }
 
+/* Xlib's process-wide IO error handler: silent (the popup says what happened, in one line). */
+static int udp_quiet_io_error(Display *display) {
+    (void)display;
+    return 0;
+}
+
+/* Called by Xlib when the connection of `data` (a udp_ui) broke; returning instead of Xlib's
+ * exit(1) leaves the display unusable but safe to call into, and udp_next_event then reports
+ * UDP_EVENT_ERROR, so the popup ends by its own rules (exit 69, no perform). */
+static void udp_io_exit(Display *display, void *data) {
+    (void)display;
+    ((udp_ui *)data)->broken = 1;
+}
+
+/* Whether the server is XWayland: it has the XWAYLAND extension (XWayland 23.1 and later), or
+ * a RandR monitor named after XWayland's outputs (XWAYLAND0, XWAYLAND1, ...). */
+static int udp_detect_xwayland(udp_ui *ui) {
+    int opcode, event_base, error_base, count = 0;
+    if (XQueryExtension(ui->display, "XWAYLAND", &opcode, &event_base, &error_base)) return 1;
+    if (!XRRQueryExtension(ui->display, &event_base, &error_base)) return 0;
+    XRRMonitorInfo *monitors = XRRGetMonitors(ui->display, ui->root, True, &count);
+    if (monitors == NULL) return 0;
+    int found = 0;
+    for (int i = 0; i < count && !found; i++) {
+        char *name = monitors[i].name != None ? XGetAtomName(ui->display, monitors[i].name) : NULL;
+        found = name != NULL && strncmp(name, "XWAYLAND", 8) == 0;
+        if (name != NULL) XFree(name);
+    }
+    XRRFreeMonitors(monitors);
+    return found;
+}
+
 udp_ui *udp_open(const char *display_name, udp_error *err) {
     udp_ui *ui = calloc(1, sizeof *ui);
     if (ui == NULL) {
@@ -52,11 +84,14 @@ udp_ui *udp_open(const char *display_name, udp_error *err) {
         return NULL;
     }
     (void)fcntl(ConnectionNumber(ui->display), F_SETFD, FD_CLOEXEC);
+    XSetIOErrorHandler(udp_quiet_io_error);
+    XSetIOErrorExitHandler(ui->display, udp_io_exit, ui);
     ui->screen = DefaultScreen(ui->display);
     ui->root = RootWindow(ui->display, ui->screen);
     ui->visual = DefaultVisual(ui->display, ui->screen);
     ui->colormap = DefaultColormap(ui->display, ui->screen);
     ui->depth = DefaultDepth(ui->display, ui->screen);
+    ui->xwayland = udp_detect_xwayland(ui);
     return ui;
 }
 
@@ -150,11 +185,15 @@ double udp_resource_dpi(udp_ui *ui) {
     return dpi > 0 && dpi < 1000 ? dpi : 0;
 }
 
-/* Names the window for xdotool, xwininfo and compositors: a popup menu of class userdebug-popup. */
+/* Names the window for xdotool, xwininfo and compositors: a popup menu of class userdebug-popup.
+ * Under XWayland it is not typed a popup menu: wlroots compositors (sway) give the Wayland
+ * keyboard focus to an override-redirect window unless its type is a menu, tooltip or the like,
+ * and without that focus no key of the real keyboard reaches XWayland, grab or not. */
 static void udp_name_window(udp_ui *ui) {
     XClassHint hint = {.res_name = "userdebug-popup", .res_class = "userdebug-popup"};
     XSetClassHint(ui->display, ui->window, &hint);
     XStoreName(ui->display, ui->window, "userdebug menu");
+    if (ui->xwayland) return;
     Atom type = XInternAtom(ui->display, "_NET_WM_WINDOW_TYPE", False);
     Atom popup = XInternAtom(ui->display, "_NET_WM_WINDOW_TYPE_POPUP_MENU", False);
     XChangeProperty(ui->display, ui->window, type, XA_ATOM, 32, PropModeReplace, (unsigned char *)&popup, 1);
@@ -199,6 +238,10 @@ int udp_window_resize(udp_ui *ui, udp_rect rect, udp_error *err) {
     ui->rect = rect;
     XMoveResizeWindow(ui->display, ui->window, rect.x, rect.y, (unsigned)rect.width, (unsigned)rect.height);
     return 0;
+}
+
+int udp_is_xwayland(udp_ui *ui) {
+    return ui->xwayland;
 }
 
 unsigned long udp_window_id(udp_ui *ui) {

@@ -55,6 +55,11 @@ static int udp_translate(udp_ui *ui, XEvent *xevent, udp_event *event) {
     case MotionNotify:
         udp_pointer_event(ui, event, UDP_EVENT_MOTION, xevent->xmotion.x, xevent->xmotion.y);
         return 1;
+    case MappingNotify:
+        /* The keymap changed (a layout switch; under XWayland, every new Wayland keyboard such as
+         * a virtual one brings its own): without this, keys would be looked up in the old map. */
+        XRefreshKeyboardMapping(&xevent->xmapping);
+        return 0;
     case Expose:
         if (xevent->xexpose.count != 0) return 0;
         event->kind = UDP_EVENT_EXPOSE;
@@ -62,6 +67,7 @@ static int udp_translate(udp_ui *ui, XEvent *xevent, udp_event *event) {
     case UnmapNotify:
     case DestroyNotify:
         event->kind = UDP_EVENT_LOST;
+        event->button = UDP_LOST_UNMAPPED;
         return 1;
     case FocusOut:
         /* Our grab ended without us (the server released it): the menu ends. Taking the grab
@@ -69,6 +75,7 @@ static int udp_translate(udp_ui *ui, XEvent *xevent, udp_event *event) {
          * focus follows the pointer): that one is ours and is ignored. */
         if (!ui->grabbed || xevent->xfocus.mode != NotifyUngrab || xevent->xfocus.detail == NotifyPointer) return 0;
         event->kind = UDP_EVENT_LOST;
+        event->button = UDP_LOST_GRAB;
         return 1;
     default:
         return 0;
@@ -86,10 +93,14 @@ static int udp_drain_wake(udp_ui *ui) {
 void udp_next_event(udp_ui *ui, int timeout_ms, udp_event *event) {
     memset(event, 0, sizeof *event);
     for (;;) {
-        while (XPending(ui->display) > 0) {
+        while (!ui->broken && XPending(ui->display) > 0) {
             XEvent xevent;
             XNextEvent(ui->display, &xevent);
             if (udp_translate(ui, &xevent, event)) return;
+        }
+        if (ui->broken) {
+            event->kind = UDP_EVENT_ERROR;
+            return;
         }
         if (udp_drain_wake(ui)) {
             event->kind = UDP_EVENT_WAKE;

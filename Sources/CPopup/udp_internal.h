@@ -26,6 +26,8 @@ struct udp_ui {
     int wake_read;
     int wake_write;
     int grabbed;
+    int broken;   /* the connection failed: Xlib called udp_io_exit */
+    int xwayland; /* the server is XWayland (it has the XWAYLAND extension) */
 };
 
 /* Fills `err` with `sys_errno` and a printf-style message. */

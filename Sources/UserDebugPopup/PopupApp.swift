@@ -44,14 +44,15 @@ final class PopupApp {
         host.trace(
             "popup mapped at \(rect.x),\(rect.y) \(rect.width)x\(rect.height) window \(window.windowID) pointer \(x),\(y)"
                 + " monitor \(monitor.x),\(monitor.y) \(monitor.width)x\(monitor.height)"
-                + (window.antialiased ? "" : " (core font)") + " rowHeight \(window.layout.rowHeight)")
+                + (window.antialiased ? "" : " (core font)") + (window.xwayland ? " (XWayland)" : "")
+                + " rowHeight \(window.layout.rowHeight)")
         host.trace(
             "popup phases: menu \(milliseconds(from: phases.start, to: phases.menu)) ms, X and font"
                 + " \(milliseconds(from: phases.menu, to: phases.font)) ms, mapped and grabbed"
                 + " \(milliseconds(since: phases.start)) ms after start")
         redraw()
         if host.session.elements.hasPendingDeferred { startResolving() }
-        return loop()
+        return try loop()
     }
 
     /// Sizes the window for the whole menu and puts its corner at the pointer, kept inside the
@@ -90,22 +91,24 @@ final class PopupApp {
         }
     }
 
+    /// Resolves the deferred sections on another thread; each wakes the event loop as soon as
+    /// it has resolved (failed, timed out), so a fast section fills in while a slow one loads.
     private func startResolving() {
         let session = host.session
         let waker = window.waker
         let resolved = self.resolved
         Task.detached {
-            try? session.resolveDeferred()
+            try? session.resolveDeferred(onEach: { waker.wake() })
             resolved.set()
             waker.wake()
         }
     }
 
-    private func loop() -> String? {
+    private func loop() throws -> String? {
         while true {
             let event = window.nextEvent()
             let started = monotonicNow()
-            let command = handle(event)
+            let command = try handle(event)
             switch command {
             case .none: continue
             case .redraw:
@@ -129,7 +132,7 @@ final class PopupApp {
         host.trace(model.stateLine)
     }
 
-    private func handle(_ event: udp_event) -> PopupCommand {
+    private func handle(_ event: udp_event) throws -> PopupCommand {
         switch event.kind {
         case UDP_EVENT_KEY:
             return model.key(UInt(event.keysym), state: event.state, text: Self.text(of: event))
@@ -142,20 +145,29 @@ final class PopupApp {
             window.present()
             return .none
         case UDP_EVENT_WAKE:
-            guard resolved.isSet else { return .none }
-            model.replaceElements(host.session.elements)
-            host.trace("deferred sections resolved")
-            grow()
-            return .redraw
+            return refresh()
         case UDP_EVENT_LOST:
-            host.trace("lost the grab or the window; closing")
+            host.trace(
+                event.button == UDP_LOST_GRAB
+                    ? "lost the keyboard grab; closing" : "the window was unmapped by another client; closing")
             return .close
         case UDP_EVENT_ERROR:
             host.trace("the X connection failed; closing")
-            return .close
+            throw PopupHost.unavailable(
+                "the X server of display \(host.display ?? "(DISPLAY unset)") went away; the menu closed, nothing was run"
+            )
         default:
             return .none
         }
+    }
+
+    /// A deferred section has resolved (or all have): the model takes the elements as they stand.
+    private func refresh() -> PopupCommand {
+        let all = resolved.isSet
+        model.replaceElements(host.session.elements)
+        host.trace(all ? "deferred sections resolved" : "a deferred section resolved")
+        grow()
+        return .redraw
     }
 
     private func click(_ event: udp_event) -> PopupCommand {

@@ -62,6 +62,9 @@ final class PopupWindow {
         }
     }
 
+    /// Whether the X server is XWayland.
+    var xwayland: Bool { udp_is_xwayland(ui) != 0 }
+
     /// Ungrabs, destroys the window and disconnects.
     func close() {
         udp_close(ui)

@@ -315,6 +315,9 @@ final class PopupProcess: Sendable {
 
     var lines: [String] { collected.withLock { $0 } }
 
+    /// The popup's process id.
+    var pid: Int32 { child.pid }
+
     /// The lifecycle events of `--trace`, in order.
     var lifecycle: [String] {
         let events = ["menu requested", "will display", "will perform", "will end"]

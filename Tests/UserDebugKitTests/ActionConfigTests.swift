@@ -159,12 +159,42 @@ let documentedActionsConfig = """
             "config.json:1:22: backend.curl: expected a program name or path, got an empty string"
         ),
         (
+            "{\"backend\": {\"sections\": [{\"name\": \"Orders\", \"path\": \"/o\"}]}}",
+            "config.json:1:36: backend.sections[0].name: expected a unique \"name\" of letters, digits, - and _ (not body or field)"
+        ),
+        (
+            "{\"backend\": {\"sections\": [{\"name\": \"orders\"}]}}",
+            "config.json:1:27: backend.sections[0]: a section needs a \"path\""
+        ),
+        (
+            "{\"backend\": {\"sections\": {}}}",
+            "config.json:1:26: backend.sections: expected an array of sections, got an object"
+        ),
+        (
             "{\"backend\": {\"url\": \"/me\"}}",
             "config.json:1:14: backend.url: unknown key \"url\" (did you mean \"curl\"?)"
         ),
     ])
     func badFilesNameTheLineColumnKeyAndProblem(text: String, expected: String) {
         #expect(error(text) == expected)
+    }
+
+    @Test func backendSectionsAreMoreDeferredSectionsWithTheBackendsCurl() throws {
+        let config = try parse(
+            #"""
+            {"backend": {"sections": [{"name": "orders", "title": "Recent orders", "path": "/orders"},
+                                      {"name": "flags", "path": "/flags", "timeoutSeconds": 2}],
+                         "timeoutSeconds": 4, "curl": "/usr/bin/curl"}}
+            """#)
+        #expect(config.backend.path == nil)
+        #expect(
+            config.backendSections == [
+                BackendProvider.Settings(
+                    path: "/orders", timeoutSeconds: 4, curl: "/usr/bin/curl", id: "backend.orders",
+                    title: "Recent orders"),
+                BackendProvider.Settings(
+                    path: "/flags", timeoutSeconds: 2, curl: "/usr/bin/curl", id: "backend.flags", title: "flags"),
+            ])
     }
 
     @Test func aRedactionFieldAddedLaterInTheFileMakesATemplateSecret() {

@@ -143,4 +143,72 @@ import Testing
         try menu.display()
         #expect(throws: MenuError.self) { try menu.perform("never-shown") { _ in } }
     }
+
+    /// Opened once by a test, read by resolvers on other threads.
+    final class Gate: Sendable {
+        private let isOpen = Atomic<Bool>(false)
+        func open() { isOpen.store(true, ordering: .releasing) }
+        var opened: Bool { isOpen.load(ordering: .acquiring) }
+    }
+
+    /// A resolver that returns the action `ID.a` once `gate` is open (waiting at most 60 s).
+    static func gated(_ id: String, _ gate: Gate) -> MenuElement {
+        .deferred(
+            DeferredElement(id: id, title: id, timeout: 60) { _ in
+                for _ in 0..<3000 where !gate.opened { try await Task.sleep(for: .milliseconds(20)) }
+                return [ActionFixtures.action(id + ".a")]
+            })
+    }
+
+    /// Whether the deferred element `id` of `elements` (top level) is still pending.
+    static func isPending(_ id: String, in elements: [MenuElement]) -> Bool {
+        elements.contains { element in
+            guard case .deferred(let deferred) = element, deferred.id == id, case .pending = deferred.state else {
+                return false
+            }
+            return true
+        }
+    }
+
+    @Test func eachElementTakesItsPlaceAsSoonAsItResolvesWhileAnotherStillLoads() throws {
+        let gate = Gate()
+        let fast = MenuElement.deferred(
+            DeferredElement(id: "fast", title: "Fast", timeout: 60) { _ in [ActionFixtures.action("fast.a")] })
+        let menu = try MenuSession.request(
+            providers: [ActionProvider(name: "test", [fast, Self.gated("slow", gate)])],
+            context: { ActionFixtures.context() })
+        try menu.display()
+        let seen = Mutex<[(fast: Bool, slowPending: Bool)]>([])
+        try menu.resolveDeferred(onEach: { [menu] in
+            let elements = menu.elements
+            seen.withLock { $0.append((elements.action(id: "fast.a") != nil, Self.isPending("slow", in: elements))) }
+            gate.open()
+        })
+        let calls = seen.withLock { $0 }
+        #expect(calls.count == 2)
+        #expect(calls.first.map { $0.fast && $0.slowPending } == true, "the fast one first, the slow one loading")
+        #expect(calls.last.map { $0.fast && !$0.slowPending } == true)
+        #expect(menu.elements.action(id: "slow.a") != nil)
+    }
+
+    @Test func aTimeoutIsReportedAtItsOwnDeadlineNotTheLongestOne() throws {
+        let gate = Gate()
+        let menu = try MenuSession.request(
+            providers: [
+                ActionProvider(name: "test", [Self.neverReturns(id: "stuck", timeout: 0.2), Self.gated("late", gate)])
+            ],
+            context: { ActionFixtures.context() })
+        try menu.display()
+        let timedOutFirst = Mutex<Bool?>(nil)
+        try menu.resolveDeferred(onEach: { [menu] in
+            let elements = menu.elements
+            timedOutFirst.withLock { first in
+                guard first == nil else { return }
+                first = elements[0].title.hasPrefix("Slow: timed out") && Self.isPending("late", in: elements)
+            }
+            gate.open()
+        })
+        #expect(timedOutFirst.withLock { $0 } == true, "the 0.2 s element timed out while the other still loaded")
+        #expect(menu.elements.action(id: "late.a") != nil)
+    }
 }

@@ -41,6 +41,10 @@ typedef enum udp_event_kind {
     UDP_EVENT_ERROR = 7,   /* the connection broke (poll failed or the server went away) */
 } udp_event_kind;
 
+/* LOST: what was lost, in udp_event.button. */
+#define UDP_LOST_UNMAPPED 1 /* another client unmapped or destroyed the window */
+#define UDP_LOST_GRAB 2     /* the server ended our keyboard grab (FocusOut, mode NotifyUngrab) */
+
 /* Number of colour slots (see udp_set_color). */
 #define UDP_COLOR_SLOTS 8
 
@@ -50,14 +54,15 @@ typedef struct udp_event {
     unsigned long keysym;   /* KEY: the keysym (shift applied, as XLookupString gives it) */
     unsigned int state;     /* KEY, BUTTON: modifier mask (ShiftMask 1, ControlMask 4, Mod1Mask 8) */
     char text[32];          /* KEY: the character(s) typed, UTF-8, NUL-terminated ("" for none) */
-    int button;             /* BUTTON: 1 left, 2 middle, 3 right, 4/5 wheel up/down */
+    int button;             /* BUTTON: 1 left, 2 middle, 3 right, 4/5 wheel up/down; LOST: UDP_LOST_* */
     int x, y;               /* BUTTON, MOTION: pointer position in the window */
     int inside;             /* BUTTON, MOTION: nonzero when the pointer is inside the window */
 } udp_event;
 
 typedef struct udp_ui udp_ui;
 
-/* Connects to `display_name` (NULL: $DISPLAY) and makes the wake pipe. NULL on failure. */
+/* Connects to `display_name` (NULL: $DISPLAY) and makes the wake pipe. NULL on failure. When the
+ * connection breaks later, Xlib's exit(1) is replaced: udp_next_event returns UDP_EVENT_ERROR. */
 udp_ui *udp_open(const char *display_name, udp_error *err);
 /* Ungrabs, destroys the window, closes the connection and the pipe; NULL is ignored. */
 void udp_close(udp_ui *ui);
@@ -85,6 +90,9 @@ int udp_set_color(udp_ui *ui, int slot, const char *spec, udp_error *err);
 int udp_window_open(udp_ui *ui, udp_rect rect, udp_error *err);
 /* Moves and resizes the window to `rect` (a deferred section brought more rows). */
 int udp_window_resize(udp_ui *ui, udp_rect rect, udp_error *err);
+/* Nonzero when the server is XWayland (the window is then not typed a popup menu, so that the
+ * compositor gives it the keyboard focus). */
+int udp_is_xwayland(udp_ui *ui);
 /* The X id of the window, 0 before udp_window_open. */
 unsigned long udp_window_id(udp_ui *ui);
 /* Grabs the keyboard and the pointer, retrying for up to `seconds` (a hotkey's own grab may

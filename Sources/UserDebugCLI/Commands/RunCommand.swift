@@ -113,7 +113,10 @@ enum MenuSources {
                 try ConfigActionProvider(actions: invocation.config().actions).menuElements(in: context)
             },
             ActionProvider(name: "backend") { context in
-                try BackendProvider(settings: invocation.config().backend).menuElements(in: context)
+                let config = try invocation.config()
+                return try ([config.backend] + config.backendSections).flatMap { settings in
+                    try BackendProvider(settings: settings).menuElements(in: context)
+                }
             },
         ]
     }

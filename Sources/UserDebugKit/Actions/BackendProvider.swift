@@ -17,12 +17,22 @@ public struct BackendProvider: DebugActionProvider {
         public var timeoutSeconds: Double
         /// The curl program that makes the request (a name looked up in PATH, or a path).
         public var curl: String
+        /// The section's id, the prefix of its actions' ids: `backend`, or `backend.NAME` for a
+        /// section of `backend.sections`.
+        public var id: String
+        /// The section's title in the menu.
+        public var title: String
 
         /// The settings; without a path the section is left out.
-        public init(path: String? = nil, timeoutSeconds: Double = 5, curl: String = "curl") {
+        public init(
+            path: String? = nil, timeoutSeconds: Double = 5, curl: String = "curl", id: String = sectionID,
+            title: String = "From the backend"
+        ) {
             self.path = path
             self.timeoutSeconds = timeoutSeconds
             self.curl = curl
+            self.id = id
+            self.title = title
         }
     }
 
@@ -51,14 +61,14 @@ public struct BackendProvider: DebugActionProvider {
         let program = try TrustedProgram.resolve(settings.curl, key: "backend.curl")
         return [
             .deferred(
-                DeferredElement(id: Self.sectionID, title: "From the backend", timeout: settings.timeoutSeconds) {
+                DeferredElement(id: settings.id, title: settings.title, timeout: settings.timeoutSeconds) {
                     context in
                     let (status, body) = try Self.fetch(
                         path: path, settings: settings, session: context.session, environment: context.environment,
                         program: program)
                     try Task.checkCancellation()
                     guard (200...299).contains(status) else { throw ActionError.missing("HTTP \(status)") }
-                    return try Self.actions(for: body, context: context)
+                    return try Self.actions(for: body, context: context, section: settings.id)
                 })
         ]
     }
@@ -114,13 +124,16 @@ public struct BackendProvider: DebugActionProvider {
         return (status, Array(out.dropLast(4)))
     }
 
-    /// `backend.body`, then, for a JSON object, one `backend.field.NAME` per scalar member among
-    /// the first `maxFieldActions`.
-    static func actions(for body: [UInt8], context: ActionContext) throws -> [MenuElement] {
+    /// `SECTION.body`, then, for a JSON object, one `SECTION.field.NAME` per scalar member among
+    /// the first `maxFieldActions` (`SECTION`: `backend`, or the id of a `backend.sections` entry).
+    static func actions(for body: [UInt8], context: ActionContext, section: String = sectionID) throws
+        -> [MenuElement]
+    {
         let json = try? JSONParser().parse(body)
         var elements: [MenuElement] = [
             .action(
-                DebugAction(id: "backend.body", title: "Print the Answer", subtitle: "\(body.count) bytes") { context in
+                DebugAction(id: section + ".body", title: "Print the Answer", subtitle: "\(body.count) bytes") {
+                    context in
                     // curl decoded the answer (--compressed); what it could not read is not shown.
                     let headers = json == nil ? [] : [HTTPHeader(name: "Content-Type", value: "application/json")]
                     let shown = try context.redactor()?.redactBody(body, headers: headers).body ?? body
@@ -149,7 +162,7 @@ public struct BackendProvider: DebugActionProvider {
             elements.append(
                 .action(
                     DebugAction(
-                        id: "backend.field.\(key)", title: "Copy \(member.key)",
+                        id: "\(section).field.\(key)", title: "Copy \(member.key)",
                         subtitle: secret ? nil : value, needsReveal: secret
                     ) { _ in Payload(text: value) }))
         }

@@ -10,12 +10,17 @@ import Synchronization
 /// (a hung helper process) may be holding. A late result is dropped and its task cancelled.
 enum DeferredResolver {
     /// `elements` with every pending deferred element, at any depth, resolved, failed or
-    /// timed out.
-    static func resolve(_ elements: [MenuElement], context: ActionContext) -> [MenuElement] {
+    /// timed out. `progress` gets each element's outcome (by id) as soon as it is known, from
+    /// a resolver's thread or the caller's: an answer when it arrives, a timeout at the
+    /// element's own deadline.
+    static func resolve(
+        _ elements: [MenuElement], context: ActionContext,
+        progress: (@Sendable (String, DeferredElement.State) -> Void)? = nil
+    ) -> [MenuElement] {
         var pending: [DeferredElement] = []
         collect(elements, into: &pending)
         guard !pending.isEmpty else { return elements }
-        let board = ResultBoard(count: pending.count)
+        let board = ResultBoard(ids: pending.map(\.id), progress: progress)
         let start = monotonicSeconds()
         var tasks: [Task<Void, Never>] = []
         for (index, element) in pending.enumerated() {
@@ -36,7 +41,11 @@ enum DeferredResolver {
                 })
         }
         let states = board.wait(deadlines: pending.map { start + $0.timeout })
-        for (task, state) in zip(tasks, states) where state == nil { task.cancel() }
+        // A task whose element timed out may still run: it is cancelled (one that answered late
+        // has finished, and cancelling it changes nothing).
+        for (task, state) in zip(tasks, states) {
+            if case .timedOut? = state { task.cancel() }
+        }
         var byID: [String: DeferredElement.State] = [:]
         for (element, state) in zip(pending, states) { byID[element.id] = state ?? .timedOut }
         return replace(elements, with: byID)
@@ -55,7 +64,9 @@ enum DeferredResolver {
         }
     }
 
-    private static func replace(_ elements: [MenuElement], with states: [String: DeferredElement.State])
+    /// `elements` with each pending deferred element named in `states` in that state; other
+    /// elements as they are.
+    static func replace(_ elements: [MenuElement], with states: [String: DeferredElement.State])
         -> [MenuElement]
     {
         elements.map { element in
@@ -82,29 +93,45 @@ enum DeferredResolver {
 private final class ResultBoard: Sendable {
     private let states: Mutex<[DeferredElement.State?]>
     private let posted = WakeSignal()
+    private let ids: [String]
+    private let progress: (@Sendable (String, DeferredElement.State) -> Void)?
 
-    init(count: Int) {
-        states = Mutex(Array(repeating: nil, count: count))
+    init(ids: [String], progress: (@Sendable (String, DeferredElement.State) -> Void)?) {
+        self.ids = ids
+        self.progress = progress
+        states = Mutex(Array(repeating: nil, count: ids.count))
     }
 
     /// Records an outcome; one that comes after its own deadline counts as timed out.
     func post(_ index: Int, _ state: DeferredElement.State, arrivedBy deadline: Double) {
         let late = monotonicSeconds() > deadline
-        states.withLock { states in
-            if states[index] == nil { states[index] = late ? .timedOut : state }
-        }
+        settle(index, late ? .timedOut : state)
         posted.signal()
     }
 
+    /// Records the first outcome of element `index` and reports it; a second one is dropped.
+    private func settle(_ index: Int, _ state: DeferredElement.State) {
+        let first = states.withLock { states in
+            guard states[index] == nil else { return false }
+            states[index] = state
+            return true
+        }
+        if first { progress?(ids[index], state) }
+    }
+
     /// Waits until every element has its outcome or is past its own deadline (monotonic
-    /// seconds), so one element that never answers keeps the wait only until its own timeout.
+    /// seconds), so one element that never answers keeps the wait only until its own timeout;
+    /// each element past its deadline is settled as timed out then, not when the last one is.
     func wait(deadlines: [Double]) -> [DeferredElement.State?] {
         while true {
-            let (current, limit) = states.withLock { states in
-                (states, deadlines.indices.filter { states[$0] == nil }.map { deadlines[$0] }.max())
+            let current = states.withLock { $0 }
+            let now = monotonicSeconds()
+            let open = deadlines.indices.filter { current[$0] == nil }
+            for index in open where deadlines[index] <= now { settle(index, .timedOut) }
+            guard let next = open.map({ deadlines[$0] }).filter({ $0 > now }).min() else {
+                return states.withLock { $0 }
             }
-            guard let limit, monotonicSeconds() < limit else { return current }
-            posted.wait(until: limit)
+            posted.wait(until: next)
         }
     }
 }

@@ -60,11 +60,22 @@ public final class MenuSession: Sendable {
     /// have resolved, failed or timed out. Only a displayed menu resolves (UIKit loads deferred
     /// elements once the menu is up).
     public func resolveDeferred() throws {
+        try resolveDeferred(onEach: nil)
+    }
+
+    /// Resolves every pending deferred element as `resolveDeferred()` does, and puts each in its
+    /// place in `elements` as soon as its own outcome is known, then calls `onEach` (on another
+    /// thread): a host that shows the menu while it resolves (the popup) reads `elements` there,
+    /// so a fast section fills in while a slow one still shows its placeholder.
+    public func resolveDeferred(onEach: (@Sendable () -> Void)?) throws {
         let pending: [MenuElement] = try state.withLock { (state) throws(MenuError) in
             guard state.stage == .displayed else { throw .outOfOrder("resolveDeferred while \(state.stage)") }
             return state.tree
         }
-        let resolved = DeferredResolver.resolve(pending, context: context)
+        let resolved = DeferredResolver.resolve(pending, context: context) { [self] id, outcome in
+            self.state.withLock { $0.tree = DeferredResolver.replace($0.tree, with: [id: outcome]) }
+            onEach?()
+        }
         state.withLock { $0.tree = resolved }
     }
 
@@ -99,20 +110,26 @@ public final class MenuSession: Sendable {
     /// The error of the failed or timed-out deferred section whose actions `id` names
     /// (`backend.body` and the `backend` section), nil when there is none.
     private static func unavailableSection(for id: String, in elements: [MenuElement]) -> MenuError? {
-        for element in elements {
-            if case .deferred(let section) = element, id.hasPrefix(section.id + ".") {
-                switch section.state {
-                case .failed(let reason):
-                    return .sectionUnavailable(id: id, section: section.title, reason: reason, timedOut: false)
-                case .timedOut:
-                    let reason = "timed out after \(formatSeconds(section.timeout)) s"
-                    return .sectionUnavailable(id: id, section: section.title, reason: reason, timedOut: true)
-                case .pending, .resolved: break
-                }
-            }
-            if let found = unavailableSection(for: id, in: element.children) { return found }
+        // The section with the longest id that prefixes `id`: `backend.orders.body` is of
+        // `backend.orders`, not of `backend`.
+        let found = deferredSections(elements).filter { id.hasPrefix($0.id + ".") }.max { $0.id.count < $1.id.count }
+        guard let section = found else { return nil }
+        switch section.state {
+        case .failed(let reason):
+            return .sectionUnavailable(id: id, section: section.title, reason: reason, timedOut: false)
+        case .timedOut:
+            let reason = "timed out after \(formatSeconds(section.timeout)) s"
+            return .sectionUnavailable(id: id, section: section.title, reason: reason, timedOut: true)
+        case .pending, .resolved: return nil
         }
-        return nil
+    }
+
+    /// Every deferred element of `elements`, at any depth.
+    private static func deferredSections(_ elements: [MenuElement]) -> [DeferredElement] {
+        elements.flatMap { element -> [DeferredElement] in
+            if case .deferred(let section) = element { return [section] + deferredSections(element.children) }
+            return deferredSections(element.children)
+        }
     }
 
     /// Dismisses the menu without running anything (`willEnd(.cancelled)`); nothing when it

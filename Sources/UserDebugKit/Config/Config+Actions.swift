@@ -51,31 +51,66 @@ extension Config {
         config.actions = actions
     }
 
-    /// `backend`: `path`, `timeoutSeconds`, `curl`.
+    /// `backend`: `path`, `timeoutSeconds`, `curl`, `sections`.
     static func readBackend(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader) throws(ConfigError) {
-        let object = try reader.members(value, at: "backend", known: ["path", "timeoutSeconds", "curl"])
-        if let value = object["path"] {
-            switch value {
-            case .null:
-                config.backend.path = nil
-            case .string(let path) where path.hasPrefix("/") && !path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }):
-                config.backend.path = path
-            default:
-                throw reader.error(
-                    "backend.path", "expected a path starting with \"/\" (e.g. \"/me\") or null, got \(describe(value))"
-                )
-            }
-        }
-        if let value = object["timeoutSeconds"],
-            let seconds = try reader.positiveSeconds(value, at: "backend.timeoutSeconds", allowsNull: false)
-        {
-            config.backend.timeoutSeconds = seconds
-        }
+        let object = try reader.members(value, at: "backend", known: ["path", "timeoutSeconds", "curl", "sections"])
+        try readRequest(&config.backend, object, at: "backend", reader)
         if let value = object["curl"] {
             guard let curl = value.stringValue, !curl.isEmpty else {
                 throw reader.error("backend.curl", "expected a program name or path, got \(describe(value))")
             }
             config.backend.curl = curl
+        }
+        if let value = object["sections"] { try readBackendSections(&config, value, reader) }
+    }
+
+    /// `path` and `timeoutSeconds` of the `backend` section or of one of its `sections`.
+    private static func readRequest(
+        _ settings: inout BackendProvider.Settings, _ object: JSONObject, at key: String, _ reader: ConfigReader
+    ) throws(ConfigError) {
+        if let value = object["path"] {
+            switch value {
+            case .null:
+                settings.path = nil
+            case .string(let path) where path.hasPrefix("/") && !path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }):
+                settings.path = path
+            default:
+                throw reader.error(
+                    key + ".path", "expected a path starting with \"/\" (e.g. \"/me\") or null, got \(describe(value))")
+            }
+        }
+        if let value = object["timeoutSeconds"],
+            let seconds = try reader.positiveSeconds(value, at: key + ".timeoutSeconds", allowsNull: false)
+        {
+            settings.timeoutSeconds = seconds
+        }
+    }
+
+    /// `backend.sections`: `[{"name": "orders", "title": "Orders", "path": "/orders", "timeoutSeconds": 5}]`,
+    /// each a deferred section `backend.NAME` asked with `backend.curl`.
+    private static func readBackendSections(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader)
+        throws(ConfigError)
+    {
+        guard case .array(let entries) = value else {
+            throw reader.error("backend.sections", "expected an array of sections, got \(describe(value))")
+        }
+        var names: Set<String> = []
+        for (index, entry) in entries.enumerated() {
+            let key = "backend.sections[\(index)]"
+            let object = try reader.members(entry, at: key, known: ["name", "title", "path", "timeoutSeconds"])
+            guard let name = object["name"]?.stringValue, ConfigAction.isWellFormed(name), !name.contains("."),
+                !["body", "field"].contains(name), names.insert(name).inserted
+            else {
+                throw reader.error(
+                    key + (object["name"] == nil ? "" : ".name"),
+                    "expected a unique \"name\" of letters, digits, - and _ (not body or field)")
+            }
+            var section = BackendProvider.Settings(
+                timeoutSeconds: config.backend.timeoutSeconds, curl: config.backend.curl,
+                id: BackendProvider.sectionID + "." + name, title: object["title"]?.stringValue ?? name)
+            try readRequest(&section, object, at: key, reader)
+            guard section.path != nil else { throw reader.error(key, "a section needs a \"path\"") }
+            config.backendSections.append(section)
         }
     }
 

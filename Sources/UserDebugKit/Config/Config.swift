@@ -75,6 +75,9 @@ public struct Config: Sendable, Equatable {
     /// The `backend` section: what the "From the backend" menu section asks; off while its
     /// `path` is nil.
     public var backend: BackendProvider.Settings
+    /// `backend.sections`: more deferred sections, each its own request (`backend.NAME`), shown
+    /// after the "From the backend" one and resolved independently of it.
+    public var backendSections: [BackendProvider.Settings] = []
     /// `notifications`: when an action's outcome is shown as a desktop notification.
     public var notifications: NotificationMode = .auto
     /// The `menu` section: the launcher of `menu --dmenu`.
