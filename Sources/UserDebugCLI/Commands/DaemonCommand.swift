@@ -6,7 +6,7 @@ import X11Clipboard
 #endif
 
 /// `userdebug daemon`: grabs the config's hotkeys on the X display and runs their actions in this
-/// process (no process per key press), copies to the clipboard through the resident owner.
+/// process (no process per key press), and serves the clipboard itself (`X11SelectionHost`).
 enum DaemonCommand {
     static let waylandNote =
         "X11 key grabs do not see keys pressed in Wayland-native windows; use the compositor's shortcuts there"
@@ -77,8 +77,9 @@ enum DaemonCommand {
         }
         let lock = try DaemonLock.acquire(display: display, runtimeDirectory: invocation.variable("XDG_RUNTIME_DIR"))
         let keys = try X11Keys(display: display, timeout: max(config.clipboard.connectTimeout, 2))
+        let host = try X11SelectionHost(display: display, timeout: max(config.clipboard.connectTimeout, 2))
         daemonSignals.install()
-        let daemon = Daemon(keys: keys, display: display, config: config, invocation: invocation)
+        let daemon = Daemon(keys: keys, host: host, display: display, config: config, invocation: invocation)
         try daemon.grabAll()
         Daemon.log("pid \(getpid()) on \(display), \(daemon.configPath): \(daemon.summary)")
         Daemon.log("note: \(waylandNote)")
