@@ -95,8 +95,14 @@ static cx11_status not_taken(cx11_host *h, int mine, cx11_error *err) {
     return cx11_fail(err, CX11_NOT_OWNER, 0, "SetSelectionOwner did not make us the owner");
 }
 
+/* Take the selection with our window at `time` and ask whether it is ours (see ask_owner). */
+static int take_at(cx11_server *sv, xcb_timestamp_t time) {
+    xcb_set_selection_owner(sv->x.c, sv->x.window, sv->x.selection, time);
+    return cx11_server_ask_owner(sv);
+}
+
 cx11_status cx11_host_copy(cx11_host *h, const cx11_own_options *options, const uint8_t *bytes, size_t len,
-                           cx11_error *err) {
+                           uint32_t event_time, cx11_error *err) {
     cx11_server *sv = &h->sv;
     cx11_content *ct = content_of(options, bytes, len);
     if (ct == NULL) return cx11_fail(err, CX11_FAILED, ENOMEM, "out of memory for the copy");
@@ -105,12 +111,13 @@ cx11_status cx11_host_copy(cx11_host *h, const cx11_own_options *options, const 
     sv->handoff.pending = sv->handoff.needs_time = 0;
     if (sv->window_destroyed) new_window(h);
     double deadline = cx11_now() + (options->connect_timeout > 0 ? options->connect_timeout : 1.0);
-    xcb_timestamp_t time = 0;
-    int mine = -1;
-    if (cx11_server_fresh_timestamp(sv, deadline, &time)) {
-        xcb_set_selection_owner(sv->x.c, sv->x.window, sv->x.selection, time);
-        mine = cx11_server_ask_owner(sv);
-    }
+    xcb_timestamp_t time = event_time;
+    /* An event older than what we own now cannot re-take it (the server would ignore it). */
+    if (sv->owning && (int32_t)(time - sv->held.current.acquired) <= 0) time = 0;
+    int mine = time != 0 ? take_at(sv, time) : 0;
+    /* An owner newer than the event (or no event): stamp it now. */
+    if (mine == 0 && !xcb_connection_has_error(sv->x.c))
+        mine = cx11_server_fresh_timestamp(sv, deadline, &time) ? take_at(sv, time) : -1;
     if (mine != 1) {
         cx11_content_release(ct);
         return not_taken(h, mine, err);

@@ -46,6 +46,11 @@ public final class X11SelectionHost {
     /// The connection's descriptor: poll it for readability, then call `service()`.
     public var descriptor: Int32 { cx11_host_fd(handle) }
 
+    /// The X server time of the event that causes the next copies (a key press; 0: none): they
+    /// take the selection with it, as ICCCM asks, which saves a round trip for a timestamp. One
+    /// the server refuses (someone took the selection after that event) falls back to a fresh one.
+    public var eventTime: UInt32 = 0
+
     /// Whether it owns the selection, as far as the events it has read tell.
     public var owns: Bool { cx11_host_owns(handle) != 0 }
 
@@ -56,11 +61,13 @@ public final class X11SelectionHost {
         policy: X11Clipboard.OwnerPolicy = X11Clipboard.OwnerPolicy()
     ) throws(ClipboardError) {
         var err = cx11_error()
+        let time = eventTime
         let status = CX11Calls.withOwnOptions(
             payload, selection: selection, options: options, policy: policy, display: nil, authority: nil
         ) { o in
             payload.withUnsafeBytes { bytes in
-                cx11_host_copy(handle, &o, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &err)
+                let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                return cx11_host_copy(handle, &o, base, bytes.count, time, &err)
             }
         }
         guard status == CX11_OK else { throw CX11Calls.error(err, stage: .own, call: "cx11_host_copy") }

@@ -32,12 +32,14 @@ int cx11_host_fd(const cx11_host *h);
 /*
  * Take the selection with a copy of `bytes` (kind, is_secret, clear_after, lifetime,
  * transfer_timeout, handoff_timeout and handoff_at_once from options; its display, authority and
- * the fork and reuse flags do not apply), stamped with a fresh server time, and confirm it within
- * options->connect_timeout. CX11_OK once we own it with them; CX11_TIMED_OUT, CX11_NOT_OWNER,
+ * the fork and reuse flags do not apply), and confirm it within options->connect_timeout. It is
+ * stamped with event_time, the server time of the event that asked for the copy (a key press, as
+ * ICCCM asks: no round trip for a timestamp), or with a fresh server time when event_time is 0 or
+ * the server refused it (a newer owner since the event). CX11_OK once we own it with them; CX11_TIMED_OUT, CX11_NOT_OWNER,
  * CX11_NO_DISPLAY (the server went away), CX11_FAILED (out of memory).
  */
 cx11_status cx11_host_copy(cx11_host *h, const cx11_own_options *options, const uint8_t *bytes, size_t len,
-                           cx11_error *err);
+                           uint32_t event_time, cx11_error *err);
 
 /* Handle every queued event and due timer without blocking. *next: the next timer's deadline on
  * the cx11 monotonic clock, as seconds from now (0: no timer). CX11_NO_DISPLAY once the X server

@@ -135,7 +135,9 @@ final class Daemon {
                 switch event {
                 case .press(let press):
                     guard let hit = active.first(where: { $0.grab?.matches(press) == true }) else { continue }
+                    host?.eventTime = press.time
                     perform(hit.binding)
+                    host?.eventTime = 0
                 case .mappingChanged:
                     try regrabIfMoved()
                 }
