@@ -23,6 +23,8 @@ enum DaemonCommand {
             SIGHUP or a change of the file reloads it (a broken file keeps the old keys). One daemon
             per display: a second one exits 75. It leaves on SIGTERM/SIGINT, or when the X server
             goes away (status 69). --session, --reveal and --quiet apply to every action it runs.
+            It serves the clipboard itself; leaving on a signal, it hands the last value to an
+            owner process, so the clipboard keeps it.
             \(waylandNote).
             Example: userdebug daemon --check
             """,
