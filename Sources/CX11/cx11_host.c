@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* How long a copy waits for its first reader before returning (see serve_first_request). */
+#define CX11_HOST_FIRST_REQUEST_WAIT 0.005
+
 struct cx11_host {
     cx11_session session;   /* the connection, root, atoms; its window is sv.x.window */
     cx11_server sv;         /* owning 0 until the first copy */
@@ -101,6 +104,24 @@ static int take_at(cx11_server *sv, xcb_timestamp_t time) {
     return cx11_server_ask_owner(sv);
 }
 
+/*
+ * The first reader of a new copy (a clipboard manager watching XFixes, the paste the key was
+ * pressed for) asks within milliseconds: answer it before returning, since the caller's own work
+ * after a copy would otherwise hold it up. Bounded by `deadline`; every event meanwhile is handled.
+ */
+static void serve_first_request(cx11_server *sv, double deadline) {
+    for (;;) {
+        cx11_wait why;
+        xcb_generic_event_t *ev = cx11_wait_event(sv->x.c, deadline, &why);
+        if (ev == NULL) return;
+        int request = (ev->response_type & 0x7f) == XCB_SELECTION_REQUEST;
+        cx11_server_handle_event(sv, ev);
+        free(ev);
+        if (request) break;
+    }
+    xcb_flush(sv->x.c);
+}
+
 cx11_status cx11_host_copy(cx11_host *h, const cx11_own_options *options, const uint8_t *bytes, size_t len,
                            uint32_t event_time, cx11_error *err) {
     cx11_server *sv = &h->sv;
@@ -130,7 +151,7 @@ cx11_status cx11_host_copy(cx11_host *h, const cx11_own_options *options, const 
     h->terms = *options;
     h->terms.display = h->terms.authority = NULL;
     if (options->handoff_at_once) cx11_server_ask_manager(sv);
-    xcb_flush(sv->x.c);
+    serve_first_request(sv, cx11_now() + CX11_HOST_FIRST_REQUEST_WAIT);
     return CX11_OK;
 }
 
