@@ -263,6 +263,7 @@ cx11_status cx11_keys_next(cx11_keys *k, cx11_key_event *ev, cx11_error *err) {
             ev->kind = CX11_KEY_PRESS;
             ev->keycode = press->detail;
             ev->mask = (uint16_t)(press->state & 0xff & ~ignored);
+            ev->time = press->time;
         }
         free(e);
         if (type == XCB_MAPPING_NOTIFY) return remap(k, ev, err);

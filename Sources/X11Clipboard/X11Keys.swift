@@ -22,6 +22,9 @@ public final class X11Keys {
         public let keycode: UInt8
         /// The modifiers held, locks removed.
         public let mask: UInt16
+        /// The X server time of the press: the timestamp for a selection it causes us to take
+        /// (`X11SelectionHost.eventTime`), as ICCCM asks.
+        public var time: UInt32 = 0
     }
 
     /// What `next` found.
@@ -101,7 +104,7 @@ public final class X11Keys {
             throw CX11Calls.error(err, stage: .connect, call: "cx11_keys_next")
         }
         switch event.kind {
-        case CX11_KEY_PRESS: return .press(Press(keycode: event.keycode, mask: event.mask))
+        case CX11_KEY_PRESS: return .press(Press(keycode: event.keycode, mask: event.mask, time: event.time))
         case CX11_KEY_MAPPING: return .mappingChanged
         default: return nil
         }

@@ -98,8 +98,8 @@ final class DaemonRun: @unchecked Sendable {
                 try setStale(x)
                 try press(x, "super+alt+i")
                 #expect(eventually { clipboard(x) == "usr_1" }, "\(daemon.text)")
-                // The copy went to a resident owner the next copies reuse (no process per key).
-                #expect(x.residentOwnerListens(executable: UserDebugHome.binary))
+                // The daemon serves the copy itself: no owner process listens for the next copy.
+                #expect(!x.residentOwnerListens(executable: UserDebugHome.binary))
                 try press(x, "Num_Lock", "Caps_Lock")
                 try setStale(x)
                 try press(x, "super+alt+j")

@@ -46,6 +46,7 @@ typedef struct cx11_key_event {
     cx11_key_kind kind;
     uint8_t keycode;
     uint16_t mask;
+    uint32_t time; /* a press: its server time (what a copy it causes may take the selection with) */
 } cx11_key_event;
 
 /* Connect (within timeout seconds) and read the keyboard and modifier maps. display NULL or "":

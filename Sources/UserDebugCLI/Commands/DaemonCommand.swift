@@ -6,7 +6,7 @@ import X11Clipboard
 #endif
 
 /// `userdebug daemon`: grabs the config's hotkeys on the X display and runs their actions in this
-/// process (no process per key press), copies to the clipboard through the resident owner.
+/// process (no process per key press), and serves the clipboard itself (`X11SelectionHost`).
 enum DaemonCommand {
     static let waylandNote =
         "X11 key grabs do not see keys pressed in Wayland-native windows; use the compositor's shortcuts there"
@@ -23,6 +23,8 @@ enum DaemonCommand {
             SIGHUP or a change of the file reloads it (a broken file keeps the old keys). One daemon
             per display: a second one exits 75. It leaves on SIGTERM/SIGINT, or when the X server
             goes away (status 69). --session, --reveal and --quiet apply to every action it runs.
+            It serves the clipboard itself; leaving on a signal, it hands the last value to an
+            owner process, so the clipboard keeps it.
             \(waylandNote).
             Example: userdebug daemon --check
             """,
@@ -77,8 +79,9 @@ enum DaemonCommand {
         }
         let lock = try DaemonLock.acquire(display: display, runtimeDirectory: invocation.variable("XDG_RUNTIME_DIR"))
         let keys = try X11Keys(display: display, timeout: max(config.clipboard.connectTimeout, 2))
+        let host = try X11SelectionHost(display: display, timeout: max(config.clipboard.connectTimeout, 2))
         daemonSignals.install()
-        let daemon = Daemon(keys: keys, display: display, config: config, invocation: invocation)
+        let daemon = Daemon(keys: keys, host: host, display: display, config: config, invocation: invocation)
         try daemon.grabAll()
         Daemon.log("pid \(getpid()) on \(display), \(daemon.configPath): \(daemon.summary)")
         Daemon.log("note: \(waylandNote)")

@@ -14,6 +14,8 @@ final class Daemon {
     }
 
     let keys: X11Keys
+    /// The clipboard owner in this process: the actions' copies to CLIPBOARD go to it.
+    let host: X11SelectionHost?
     let display: String
     let configPath: String
     let invocation: Invocation
@@ -22,8 +24,9 @@ final class Daemon {
     private var children: Set<Int32> = []
     private let watch: ConfigWatch?
 
-    init(keys: X11Keys, display: String, config: Config, invocation: Invocation) {
+    init(keys: X11Keys, host: X11SelectionHost?, display: String, config: Config, invocation: Invocation) {
         self.keys = keys
+        self.host = host
         self.display = display
         self.config = config
         self.invocation = invocation
@@ -79,25 +82,49 @@ final class Daemon {
         if moved { try grabAll() }
     }
 
-    /// Runs until SIGTERM/SIGINT (nil) or the X server goes away (the reason).
+    /// Runs until SIGTERM/SIGINT (nil; the clipboard handed to an owner process first) or the X
+    /// server goes away (the reason). One thread: key presses, the clipboard's requestors, signals
+    /// and the config file are served by one poll, which waits no longer than the clipboard's
+    /// next timer.
     func loop() -> String? {
-        var fds = [keys.descriptor, daemonSignals.wake.descriptor, watch?.descriptor ?? -1].map {
-            pollfd(fd: $0, events: Int16(POLLIN), revents: 0)
-        }
+        let optional = [watch?.descriptor ?? -1, host?.descriptor ?? -1]
+        let descriptors = [keys.descriptor, daemonSignals.wake.descriptor] + optional
+        var fds = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         while true {
             if let lost = handleKeys() { return lost }
-            if poll(&fds, nfds_t(fds.count), -1) < 0 && errno != EINTR {
+            let next: Double?
+            do throws(ClipboardError) { next = try host?.service() } catch { return ErrorReport.classify(error).1 }
+            let timeout = next.map { Int32(min(($0 * 1000).rounded(.up), 60_000)) } ?? -1
+            if poll(&fds, nfds_t(fds.count), timeout) < 0 && errno != EINTR {
                 return "poll failed: " + String(cString: strerror(errno))
             }
             let signals = daemonSignals.take()
             if signals.contains(SIGTERM) || signals.contains(SIGINT) {
                 Daemon.log("leaving (\(signals.contains(SIGTERM) ? "SIGTERM" : "SIGINT"))")
+                handOver()
                 return nil
             }
             if signals.contains(SIGCHLD) { reap() }
             var why: String? = signals.contains(SIGHUP) ? "SIGHUP" : nil
             if let watch, fds[2].revents != 0, watch.drain() { why = why ?? "the file changed" }
             if let why, let lost = reload(because: why) { return lost }
+        }
+    }
+
+    /// Before leaving: what the daemon's clipboard holds goes to a detached owner process (bounded
+    /// by the connect timeout), so it survives the daemon.
+    private func handOver() {
+        guard let host else { return }
+        do throws(ClipboardError) {
+            _ = try host.service()  // a copy that took the selection from us since
+            guard host.owns else { return }
+            var policy = X11Clipboard.OwnerPolicy()
+            if let reuse = config.clipboardOwner.reuseOwner { policy.reuseOwner = reuse }
+            if let owner = try host.handOver(options: config.clipboard, policy: policy) {
+                Daemon.log("the clipboard is served by pid \(owner.pid) from now on")
+            }
+        } catch {
+            Daemon.log("the clipboard could not be handed over: \(ErrorReport.classify(error).1)")
         }
     }
 
@@ -108,7 +135,9 @@ final class Daemon {
                 switch event {
                 case .press(let press):
                     guard let hit = active.first(where: { $0.grab?.matches(press) == true }) else { continue }
+                    host?.eventTime = press.time
                     perform(hit.binding)
+                    host?.eventTime = 0
                 case .mappingChanged:
                     try regrabIfMoved()
                 }
@@ -159,6 +188,7 @@ final class Daemon {
                 Tokenizer.split(arguments), arguments: arguments, spec: RunCommand.spec)
             let run = Invocation(arguments: parsed, environment: nil)
             run.exitsSoon = false
+            run.selectionHost = host
             run.use(config: config)
             try ActionRun.perform(binding.action, invocation: run, origin: .key)
             finished(binding, nil)

@@ -48,6 +48,8 @@ struct ClipboardRoute {
     let wayland: WaylandEndpoint
     /// The bound on connecting to the X server for a paste (`clipboard.connectTimeoutSeconds`).
     var connectTimeout: Double = CopyOptions().connectTimeout
+    /// The daemon's in-process owner: X11 copies to its selection go to it (no owner process).
+    var host: X11SelectionHost? = nil
 
     /// Makes `payload` the content of `selection` through the chosen backend. After an X11 copy
     /// while `WAYLAND_DISPLAY` offers data-control (a forced `x11` on sway or KDE), it reads the
@@ -61,7 +63,12 @@ struct ClipboardRoute {
             case .unavailable: return
             case .wayland:
                 try wayland.clipboard(policy: x11.policy).copy(payload, to: selection, options: options)
-            case .x11: try x11.copy(payload, to: selection, options: options)
+            case .x11:
+                if let host, host.selection == selection {
+                    try host.copy(payload, options: options, policy: x11.policy)
+                } else {
+                    try x11.copy(payload, to: selection, options: options)
+                }
             }
         } catch {
             throw ClipboardRouteError(problem: .backend(error), choice: choice)

@@ -33,6 +33,8 @@ final class Invocation: @unchecked Sendable {
     /// Whether the process exits right after this command (the CLI); the daemon, which runs
     /// many actions, sets it false so copies fork a detached owner it never has to wait for.
     var exitsSoon = true
+    /// The daemon's in-process selection owner, which its actions' X11 copies go to (nil: the CLI).
+    var selectionHost: X11SelectionHost?
     private var chosenBackend: BackendChoice?
 
     /// `environment` nil: the process's own, read variable by variable as needed (building a
@@ -64,7 +66,7 @@ final class Invocation: @unchecked Sendable {
     {
         ClipboardRoute(
             choice: try backendChoice(), x11: X11Clipboard(display: variable("DISPLAY"), policy: policy),
-            wayland: waylandEndpoint, connectTimeout: try config().clipboard.connectTimeout)
+            wayland: waylandEndpoint, connectTimeout: try config().clipboard.connectTimeout, host: selectionHost)
     }
 
     /// Where the Wayland backend would connect: `WAYLAND_DISPLAY` in `XDG_RUNTIME_DIR`.

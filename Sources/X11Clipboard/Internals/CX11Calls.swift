@@ -82,7 +82,23 @@ public import UserDebugKit
     ) throws(ClipboardError) -> pid_t {
         var err = cx11_error()
         var pid: pid_t = 0
-        let status = withOptionalCString(display) { d in
+        let status = withOwnOptions(
+            payload, selection: name, options: options, policy: policy, display: display, authority: authority
+        ) { o in
+            payload.withUnsafeBytes { bytes in
+                cx11_own(&o, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &pid, &err)
+            }
+        }
+        guard status == CX11_OK else { throw error(err, stage: .own, call: "cx11_own") }
+        return pid
+    }
+
+    /// The `cx11_own_options` of a copy of `payload` (its strings valid only inside `body`).
+    static func withOwnOptions<R>(
+        _ payload: Payload, selection name: SelectionName, options: CopyOptions, policy: X11Clipboard.OwnerPolicy,
+        display: String?, authority: String?, _ body: (inout cx11_own_options) -> R
+    ) -> R {
+        withOptionalCString(display) { d in
             withOptionalCString(authority) { a in
                 var o = cx11_own_options(
                     display: d,
@@ -100,13 +116,9 @@ public import UserDebugKit
                     reuse_owner: policy.reuseOwner ? 1 : 0,
                     new_owner: policy.newOwner ? 1 : 0
                 )
-                return payload.withUnsafeBytes { bytes in
-                    cx11_own(&o, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &pid, &err)
-                }
+                return body(&o)
             }
         }
-        guard status == CX11_OK else { throw error(err, stage: .own, call: "cx11_own") }
-        return pid
     }
 
     /// `cx11_paste` (and `cx11_free` of its buffer). `fallback`, when given, is tried once when
@@ -196,7 +208,7 @@ public import UserDebugKit
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    private static func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    static func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
         guard let string else { return body(nil) }
         return string.withCString { body($0) }
     }
