@@ -108,12 +108,12 @@ import Testing
             $UD session use staging -q
             hold
             $UD copy-id --to stdout >/dev/null; sleep 0.15; $UD copy-id --to stdout >/dev/null
-            strace -f -qq -o /dev/null -P "$DB-wal" -e trace=pwrite64 -e inject=pwrite64:delay_exit=400000 $UD session use t -q &
+            strace -f -qq -o /dev/null -P "$DB-wal" -e trace=pwrite64 -e inject=pwrite64:delay_exit=3000000 $UD session use t -q &
             WRITER=$!
             # One changed page: the WAL header and one frame (24 + 4096 bytes); the writer then
-            # pauses 0.4 s after its last WAL write, before it publishes the commit.
+            # pauses 3 s after its last WAL write, before it publishes the commit: the copy-id
+            # below runs in that pause even on a loaded machine (0.4 s was too short at load 14).
             until [ "$(stat -c %s "$DB-wal")" -ge 4152 ]; do sleep 0.005; done
-            sleep 0.2
             echo "during $($UD copy-id --to stdout)"
             wait $WRITER
             sleep 0.2

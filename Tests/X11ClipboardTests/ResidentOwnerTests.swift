@@ -97,37 +97,58 @@ struct ResidentOwnerTests {
 
     /// A request the server stamped before our re-take but that we read after it (ConvertSelection
     /// with a time between the two) is answered with the content owned at that time, for a second
-    /// after the hand-over: it is not refused, as a time before our ownership otherwise is.
+    /// after the hand-over: it is not refused, as a time before our ownership otherwise is. The
+    /// peer is connected and waiting before the hand-over, so that its request follows it by a few
+    /// milliseconds however slowly a Python starts on a loaded machine.
     @Test func aRequestStampedBeforeTheHandOverGetsTheContentOfThatTime() throws {
         try withXvfb { x in
             _ = try resident(x).own(Payload(text: "earlier"))
             #expect(eventually { isListening(x) })
             let earlier = try ownershipTime(x)
+            let early = try Self.stampedPeer(x)
+            defer {
+                early.kill()
+                early.wait()
+            }
             usleep(5000)
             _ = try resident(x).own(Payload(text: "later"))
+            early.send(Array("\(earlier)\n".utf8))
+            #expect(early.receiveLine() == "earlier")
             let later = try ownershipTime(x)
             #expect(Int32(bitPattern: later &- earlier) > 0)
-            let stamped = try Peer.read(
-                [Peer.python, "-c", Self.stampedRequest, String(earlier)], environment: x.environment, limit: 10)
-            #expect(String(decoding: stamped.bytes, as: UTF8.self) == "earlier\n", "\(stamped)")
-            usleep(1_300_000)  // the previous content is kept for one second
-            let late = try Peer.read(
-                [Peer.python, "-c", Self.stampedRequest, String(earlier)], environment: x.environment, limit: 10)
-            #expect(String(decoding: late.bytes, as: UTF8.self) == "refused\n", "\(late)")
+            usleep(1_300_000)  // the previous content is kept for one second (at least this long)
+            let late = try Self.stampedPeer(x)
+            defer {
+                late.kill()
+                late.wait()
+            }
+            late.send(Array("\(earlier)\n".utf8))
+            #expect(late.receiveLine() == "refused")
             expectSameBytes(try read(x), Array("later".utf8))
         }
     }
 
-    /// ConvertSelection of CLIPBOARD to UTF8_STRING stamped with the time in argv[1]; prints the
-    /// text, or "refused".
+    /// The `stampedRequest` peer on `x`, connected and waiting for its time.
+    static func stampedPeer(_ x: Xvfb) throws -> Spawned {
+        let peer = try Spawned.start(
+            [Peer.python, "-c", stampedRequest], environment: x.environment, pipeInput: true, pipeOutput: true)
+        #expect(peer.receiveLine() == "ready")
+        return peer
+    }
+
+    /// Connects and prints "ready", then reads a server time from standard input and asks for
+    /// CLIPBOARD as UTF8_STRING stamped with it; prints the text, or "refused".
     static let stampedRequest = """
         import signal, sys
-        signal.alarm(8)
+        signal.alarm(30)
         from Xlib import X, display
         d = display.Display()
         w = d.screen().root.create_window(0, 0, 1, 1, 0, X.CopyFromParent)
         prop = d.intern_atom('STAMPED')
-        w.convert_selection(d.intern_atom('CLIPBOARD'), d.intern_atom('UTF8_STRING'), prop, int(sys.argv[1]))
+        clipboard, utf8 = d.intern_atom('CLIPBOARD'), d.intern_atom('UTF8_STRING')
+        d.sync()
+        print('ready', flush=True)
+        w.convert_selection(clipboard, utf8, prop, int(sys.stdin.readline()))
         while True:
             e = d.next_event()
             if e.type == X.SelectionNotify: break
