@@ -37,7 +37,7 @@ static cwl_status socket_address(const char *display, const char *runtime_dir, s
 
 static cwl_status connect_socket(cwl_conn *c, const struct sockaddr_un *addr, double deadline, cwl_error *err) {
     c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (c->fd < 0) return cwl_fail(err, CWL_FAILED, errno, "socket: %s", strerror(errno));
+    if (c->fd < 0) return cwl_fail(err, CWL_FAILED, errno, "socket: %s", cwl_strerror(errno).text);
     if (connect(c->fd, (const struct sockaddr *)addr, sizeof *addr) == 0) return CWL_OK;
     int saved = errno;
     if (saved == EAGAIN || saved == EINPROGRESS) {
@@ -50,7 +50,7 @@ static cwl_status connect_socket(cwl_conn *c, const struct sockaddr_un *addr, do
             return CWL_OK;
         saved = ready == 0 ? ETIMEDOUT : (so_error != 0 ? so_error : errno);
     }
-    return cwl_fail(err, CWL_NO_DISPLAY, saved, "Wayland socket %.160s: %s", addr->sun_path, strerror(saved));
+    return cwl_fail(err, CWL_NO_DISPLAY, saved, "Wayland socket %.160s: %s", addr->sun_path, cwl_strerror(saved).text);
 }
 
 static cwl_status on_global(void *ctx, cwl_conn *c, cwl_msg *m, cwl_error *err) {
@@ -95,6 +95,21 @@ cwl_status cwl_open(cwl_conn *c, const char *display, const char *runtime_dir, d
     return st;
 }
 
+void cwl_describe(const cwl_conn *c, cwl_probe_result *out) {
+    memset(out, 0, sizeof *out);
+    out->answered = 1;
+    out->has_seat = c->seat_name != 0;
+    if (c->ext_name != 0) {
+        out->protocol = CWL_PROTOCOL_EXT;
+        out->version = c->ext_version;
+        out->has_primary = 1;
+    } else if (c->wlr_name != 0) {
+        out->protocol = CWL_PROTOCOL_WLR;
+        out->version = c->wlr_version;
+        out->has_primary = c->wlr_version >= CWL_WLR_PRIMARY_SINCE;
+    }
+}
+
 void cwl_close(cwl_conn *c) {
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
@@ -105,20 +120,10 @@ void cwl_close(cwl_conn *c) {
 cwl_status cwl_probe(const char *display, const char *runtime_dir, double timeout, cwl_probe_result *out,
                      cwl_error *err) {
     cwl_conn *c = malloc(sizeof *c);
-    if (c == NULL) return cwl_fail(err, CWL_FAILED, errno, "malloc: %s", strerror(errno));
+    if (c == NULL) return cwl_fail(err, CWL_FAILED, errno, "malloc: %s", cwl_strerror(errno).text);
     cwl_status st = cwl_open(c, display, runtime_dir, cwl_now() + timeout, err);
     if (st == CWL_OK) {
-        memset(out, 0, sizeof *out);
-        out->has_seat = c->seat_name != 0;
-        if (c->ext_name != 0) {
-            out->protocol = CWL_PROTOCOL_EXT;
-            out->version = c->ext_version;
-            out->has_primary = 1;
-        } else if (c->wlr_name != 0) {
-            out->protocol = CWL_PROTOCOL_WLR;
-            out->version = c->wlr_version;
-            out->has_primary = c->wlr_version >= CWL_WLR_PRIMARY_SINCE;
-        }
+        cwl_describe(c, out);
         cwl_close(c);
     }
     free(c);

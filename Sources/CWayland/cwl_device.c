@@ -28,13 +28,14 @@ static cwl_status bind_device(cwl_session *s, double deadline, cwl_error *err) {
 }
 
 cwl_status cwl_session_open(cwl_session *s, const char *display, const char *runtime_dir, cwl_selection selection,
-                            double deadline, cwl_error *err) {
+                            double deadline, cwl_probe_result *probed, cwl_error *err) {
     s->selection = selection;
     s->current = 0;
     s->finished = 0;
     memset(s->offers, 0, sizeof s->offers);
     cwl_status st = cwl_open(&s->conn, display, runtime_dir, deadline, err);
     if (st != CWL_OK) return st;
+    if (probed != NULL) cwl_describe(&s->conn, probed);
     st = bind_device(s, deadline, err);
     if (st != CWL_OK) cwl_close(&s->conn);
     return st;

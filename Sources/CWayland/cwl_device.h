@@ -33,10 +33,11 @@ typedef struct cwl_session {
 /*
  * Connect, bind the seat and the manager, and create the device (not waiting for its events):
  * CWL_UNSUPPORTED when the compositor offers no data-control, no seat, or (for CWL_PRIMARY) no
- * primary selection through it. On failure the connection is closed.
+ * primary selection through it. `probed` (may be NULL) gets what the registry showed once it is
+ * read (see cwl_own_options). On failure the connection is closed.
  */
 cwl_status cwl_session_open(cwl_session *s, const char *display, const char *runtime_dir, cwl_selection selection,
-                            double deadline, cwl_error *err);
+                            double deadline, cwl_probe_result *probed, cwl_error *err);
 
 /* Close the connection and free the remembered types. */
 void cwl_session_close(cwl_session *s);

@@ -49,6 +49,14 @@ static inline int cwl_poll_ms(double left) {
     return left >= 1e6 ? 1000000000 : (int)(left * 1000) + 1;
 }
 
+/* The text of errno value `e` as strerror gives it, made with strerror_r into the returned value
+ * (no static buffer: safe from any thread, unlike strerror). Use it inside the call that formats
+ * it: cwl_fail(err, ..., "%s", cwl_strerror(e).text). */
+typedef struct cwl_errno_text {
+    char text[128];
+} cwl_errno_text;
+cwl_errno_text cwl_strerror(int e);
+
 /* Fill err (printf-style message) and return status. errno_value 0 when not a system call. */
 cwl_status cwl_fail(cwl_error *err, cwl_status status, int errno_value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -59,6 +67,9 @@ cwl_status cwl_fail(cwl_error *err, cwl_status status, int errno_value, const ch
  * connection is open (close it with cwl_close) and its globals filled; on failure it is closed.
  */
 cwl_status cwl_open(cwl_conn *c, const char *display, const char *runtime_dir, double deadline, cwl_error *err);
+
+/* What an open connection's registry advertised, as cwl_probe reports it (answered set). */
+void cwl_describe(const cwl_conn *c, cwl_probe_result *out);
 
 /* Close the socket and every descriptor received and not taken. */
 void cwl_close(cwl_conn *c);
