@@ -53,14 +53,12 @@ static cwl_status connect_socket(cwl_conn *c, const struct sockaddr_un *addr, do
     return cwl_fail(err, CWL_NO_DISPLAY, saved, "Wayland socket %.160s: %s", addr->sun_path, cwl_strerror(saved).text);
 }
 
-static cwl_status on_global(void *ctx, cwl_conn *c, cwl_msg *m, cwl_error *err) {
-    (void)ctx;
-    (void)err;
-    if (m->object != c->registry || m->opcode != CWL_REGISTRY_EV_GLOBAL) return CWL_OK;
+void cwl_registry_event(cwl_conn *c, cwl_msg *m) {
+    if (m->object != c->registry || m->opcode != CWL_REGISTRY_EV_GLOBAL) return;
     uint32_t name = cwl_arg_uint(m);
     const char *interface = cwl_arg_string(m);
     uint32_t version = cwl_arg_uint(m);
-    if (m->bad || interface == NULL) return CWL_OK;
+    if (m->bad || interface == NULL) return;
     if (strcmp(interface, CWL_IFACE_SEAT) == 0 && c->seat_name == 0) {
         c->seat_name = name;
         c->seat_version = version;
@@ -71,26 +69,41 @@ static cwl_status on_global(void *ctx, cwl_conn *c, cwl_msg *m, cwl_error *err) 
         c->wlr_name = name;
         c->wlr_version = version;
     }
+}
+
+static cwl_status on_global(void *ctx, cwl_conn *c, cwl_msg *m, cwl_error *err) {
+    (void)ctx;
+    (void)err;
+    cwl_registry_event(c, m);
     return CWL_OK;
 }
 
-cwl_status cwl_open(cwl_conn *c, const char *display, const char *runtime_dir, double deadline, cwl_error *err) {
+cwl_status cwl_open_begin(cwl_conn *c, const char *display, const char *runtime_dir, double deadline,
+                          cwl_error *err) {
     memset(c, 0, sizeof *c);
     c->fd = -1;
     c->next_id = 2;
-    struct sockaddr_un addr;
-    cwl_status st = socket_address(display, runtime_dir, &addr, err);
-    if (st == CWL_OK) st = connect_socket(c, &addr, deadline, err);
+    cwl_status st = socket_address(display, runtime_dir, &c->address, err);
+    if (st == CWL_OK) st = connect_socket(c, &c->address, deadline, err);
     if (st == CWL_OK) {
         c->registry = cwl_new_id(c);
         st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_GET_REGISTRY, "u", c->registry);
     }
-    if (st == CWL_OK) st = cwl_roundtrip(c, deadline, on_global, NULL, err);
-    if (st == CWL_TIMED_OUT) {
-        /* Connected but silent: to a caller that is the same as no compositor. */
-        st = cwl_fail(err, CWL_NO_DISPLAY, ETIMEDOUT, "the Wayland compositor at %.160s did not answer in time",
-                      addr.sun_path);
-    }
+    if (st != CWL_OK) cwl_close(c);
+    return st;
+}
+
+cwl_status cwl_silent(cwl_conn *c, cwl_error *err) {
+    /* Connected but silent: to a caller that is the same as no compositor. */
+    return cwl_fail(err, CWL_NO_DISPLAY, ETIMEDOUT, "the Wayland compositor at %.160s did not answer in time",
+                    c->address.sun_path);
+}
+
+cwl_status cwl_open(cwl_conn *c, const char *display, const char *runtime_dir, double deadline, cwl_error *err) {
+    cwl_status st = cwl_open_begin(c, display, runtime_dir, deadline, err);
+    if (st != CWL_OK) return st;
+    st = cwl_roundtrip(c, deadline, on_global, NULL, err);
+    if (st == CWL_TIMED_OUT) st = cwl_silent(c, err);
     if (st != CWL_OK) cwl_close(c);
     return st;
 }

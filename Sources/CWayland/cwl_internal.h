@@ -5,6 +5,7 @@
 #include "cwl_protocol.h"
 
 #include <stdarg.h>
+#include <sys/un.h>
 
 /* Descriptors received or to be sent with one buffer's worth of messages. */
 #define CWL_MAX_FDS 28
@@ -23,6 +24,7 @@ typedef struct cwl_conn {
     size_t out_len;
     int out_fds[CWL_MAX_FDS]; /* not owned: the caller closes them after cwl_flush */
     size_t out_fd_count;
+    struct sockaddr_un address; /* the compositor's socket */
     uint32_t registry;
     uint32_t seat_name, seat_version;
     uint32_t ext_name, ext_version;
@@ -67,6 +69,18 @@ cwl_status cwl_fail(cwl_error *err, cwl_status status, int errno_value, const ch
  * connection is open (close it with cwl_close) and its globals filled; on failure it is closed.
  */
 cwl_status cwl_open(cwl_conn *c, const char *display, const char *runtime_dir, double deadline, cwl_error *err);
+
+/* Connect and queue get_registry, not waiting for its globals (they come with the next round
+ * trip, whose handler passes the registry's events to cwl_registry_event). On failure the
+ * connection is closed. */
+cwl_status cwl_open_begin(cwl_conn *c, const char *display, const char *runtime_dir, double deadline, cwl_error *err);
+
+/* Fill err for a compositor that took the connection but did not answer in time: CWL_NO_DISPLAY. */
+cwl_status cwl_silent(cwl_conn *c, cwl_error *err);
+
+/* Record a global the registry advertised (the first seat, each data-control manager); other
+ * events are ignored. */
+void cwl_registry_event(cwl_conn *c, cwl_msg *m);
 
 /* What an open connection's registry advertised, as cwl_probe reports it (answered set). */
 void cwl_describe(const cwl_conn *c, cwl_probe_result *out);

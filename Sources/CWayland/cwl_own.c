@@ -4,6 +4,7 @@
  * cwl_own in cwl.h).
  */
 #define _GNU_SOURCE
+#include "cwl_known.h"
 #include "cwl_owner.h"
 #include "cwl_resident.h"
 #include "ud_owner.h"
@@ -104,16 +105,22 @@ cwl_status cwl_own(const cwl_own_options *options, const uint8_t *bytes, size_t 
     w->o.probed = NULL; /* the caller's; the serving process never reports */
     w->content = content;
     w->listener = -1;
+    w->s.conn.fd = -1;
     cwl_owner_mark(w);
     double deadline = cwl_now() + options->connect_timeout;
-    cwl_status st = cwl_session_open(&w->s, options->display, options->runtime_dir, options->selection, deadline,
-                                     options->probed, err);
-    if (st == CWL_OK) {
-        st = cwl_owner_take(w, deadline, err);
-        if (st == CWL_OK) st = fork_server(w, owner_pid, err);
-        cwl_owner_drop_transfers(w);
-        cwl_session_close(&w->s);
+    cwl_known known;
+    cwl_known_locate(&known, options->display, options->runtime_dir);
+    int fall_back = 1;
+    cwl_status st = cwl_known_own(w, &known, deadline, options->probed, &fall_back, err);
+    if (fall_back) {
+        st = cwl_session_open(&w->s, options->display, options->runtime_dir, options->selection, deadline,
+                              options->probed, err);
+        if (st == CWL_OK) cwl_known_keep(&known, &w->s);
+        if (st == CWL_OK) st = cwl_owner_take(w, deadline, err);
     }
+    if (st == CWL_OK) st = fork_server(w, owner_pid, err);
+    cwl_owner_drop_transfers(w);
+    cwl_session_close(&w->s);
     free(content);
     free(w);
     return st;

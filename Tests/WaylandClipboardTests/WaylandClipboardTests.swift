@@ -219,12 +219,37 @@ import UserDebugKit
                 return
             }
             defer { kill(pid, SIGKILL) }
-            #expect(try wlPaste(sway).bytes == Array("probed".utf8))
+            let pasted = try wlPaste(sway).bytes
+            #expect(pasted == Array("probed".utf8))
             let missing = WaylandClipboard(display: sway.runtimeDir + "/wayland-none", reuseOwner: false)
             let (none, nothing) = missing.ownIfDataControl(Payload(bytes: Array("x".utf8), kind: .text))
             #expect(none == WaylandClipboard.probe(display: missing.display, runtimeDir: nil, timeout: 2))
             #expect(nothing == nil, "a copy was tried where nothing answers")
-            #expect(try wlPaste(sway).bytes == Array("probed".utf8))
+            let unchanged = try wlPaste(sway).bytes
+            #expect(unchanged == Array("probed".utf8))
+        }
+    }
+
+    @Test func aColdCopyBindsTheGlobalsTheLastCopyFoundAndFallsBackWhenTheyAreWrong() throws {
+        try withSway { sway in
+            let known = sway.socket + ".userdebug-globals-\(geteuid())"
+            let first = try sway.clipboard.own(Payload(bytes: Array("one".utf8), kind: .text))
+            defer { kill(first, SIGKILL) }
+            let kept = try #require(readWholeFile(known), "the first copy kept no global names")
+            #expect(kept.count == 40)
+            let second = try sway.clipboard.own(Payload(bytes: Array("two".utf8), kind: .text))
+            defer { kill(second, SIGKILL) }
+            #expect(try wlPaste(sway).bytes == Array("two".utf8))
+            // The seat's and the manager's names swapped: binding them is a protocol error, and the
+            // copy goes the usual way, then keeps the right names again.
+            var wrong = kept
+            wrong.replaceSubrange(4..<8, with: kept[8..<12])
+            wrong.replaceSubrange(8..<12, with: kept[4..<8])
+            #expect(FileManager.default.createFile(atPath: known, contents: Data(wrong)))
+            let third = try sway.clipboard.own(Payload(bytes: Array("three".utf8), kind: .text))
+            defer { kill(third, SIGKILL) }
+            #expect(try wlPaste(sway).bytes == Array("three".utf8))
+            #expect(readWholeFile(known) == kept, "the right names were not kept again")
         }
     }
 
