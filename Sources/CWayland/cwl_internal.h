@@ -123,12 +123,6 @@ typedef cwl_status (*cwl_handler)(void *ctx, cwl_conn *c, cwl_msg *m, cwl_error 
  */
 cwl_status cwl_roundtrip(cwl_conn *c, double deadline, cwl_handler handler, void *ctx, cwl_error *err);
 
-/* cwl_roundtrip in two steps: send wl_display.sync (and everything queued before it), then hand
- * every event to `handler` until `callback` is done, so a caller may work between the two. */
-cwl_status cwl_sync(cwl_conn *c, double deadline, uint32_t *callback, cwl_error *err);
-cwl_status cwl_await(cwl_conn *c, uint32_t callback, double deadline, cwl_handler handler, void *ctx,
-                     cwl_error *err);
-
 /* Bind the global `name` as `interface` at `version`; returns the new object's id in *id. */
 cwl_status cwl_bind(cwl_conn *c, uint32_t name, const char *interface, uint32_t version, uint32_t *id,
                     cwl_error *err);

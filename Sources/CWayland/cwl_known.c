@@ -93,32 +93,25 @@ static int names_hold(const cwl_known *k, const cwl_conn *c) {
     return c->seat_name == k->seat_name && manager == k->manager_name && (c->ext_name != 0) == k->is_ext;
 }
 
-int cwl_known_applies(const cwl_known *k, cwl_selection selection) {
-    return k->valid && !(selection == CWL_PRIMARY && !k->is_ext && k->manager_version < CWL_WLR_PRIMARY_SINCE);
-}
-
-cwl_status cwl_known_send(cwl_owner *w, const cwl_known *k, double deadline, cwl_error *err) {
+cwl_status cwl_known_own(cwl_owner *w, const cwl_known *k, double deadline, cwl_probe_result *probed, int *fall_back,
+                         cwl_error *err) {
+    *fall_back = 1;
     cwl_session *s = &w->s;
+    if (!k->valid || (w->o.selection == CWL_PRIMARY && !k->is_ext && k->manager_version < CWL_WLR_PRIMARY_SINCE))
+        return CWL_FAILED;
     cwl_status st = cwl_session_begin(s, w->o.display, w->o.runtime_dir, w->o.selection, deadline, err);
-    if (st != CWL_OK) return st;
-    st = cwl_session_bind(s, k->seat_name, k->manager_name, k->is_ext, k->manager_version, err);
-    if (st == CWL_OK) st = cwl_owner_offer(w, deadline, err);
-    if (st != CWL_OK) cwl_session_close(s);
-    w->via_known = st == CWL_OK;
-    return st;
-}
-
-cwl_status cwl_known_settle(cwl_owner *w, const cwl_known *k, cwl_status st, cwl_probe_result *probed, int *fall_back,
-                            cwl_error *err) {
-    const cwl_conn *c = &w->s.conn;
     *fall_back = 0;
+    if (st != CWL_OK) return st; /* nothing answers: the usual path would say the same */
+    const cwl_conn *c = &s->conn;
+    st = cwl_session_bind(s, k->seat_name, k->manager_name, k->is_ext, k->manager_version, err);
+    if (st == CWL_OK) st = cwl_owner_take(w, deadline, err);
     int answered = c->seat_name != 0 || c->ext_name != 0 || c->wlr_name != 0;
     int late = st == CWL_NOT_OWNER && err != NULL && err->sys_errno == ETIMEDOUT;
-    if (late && !answered) return cwl_silent(&w->s.conn, err);
+    if (late && !answered) return cwl_silent(&s->conn, err);
     if (late) return st; /* the deadline is spent */
     if (st == CWL_FAILED || !names_hold(k, c)) {
         cwl_owner_drop_transfers(w);
-        cwl_session_close(&w->s);
+        cwl_session_close(s);
         w->cancelled = 0;
         *fall_back = 1;
         return CWL_FAILED;

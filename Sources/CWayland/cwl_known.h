@@ -21,24 +21,14 @@ void cwl_known_locate(cwl_known *k, const char *display, const char *runtime_dir
 /* Keep the names session `s` bound (after the usual path) for the next copy, unless unchanged. */
 void cwl_known_keep(cwl_known *k, const cwl_session *s);
 
-/* Whether the kept names serve a copy to `selection` (wlr before version 2 has no primary). */
-int cwl_known_applies(const cwl_known *k, cwl_selection selection);
-
 /*
- * Connect and send, with the kept names, everything a copy sends (get_registry, the binds, the
- * device, the source, its offers, set_selection, the sync) in one flush; w->via_known is set on
- * CWL_OK. A failure to connect is final, as the usual path would report it; the connection is
- * closed on any failure.
+ * Own with the known names in one round trip (probed, if not NULL, filled from the globals that
+ * came in it). *fall_back set: nothing stands (no names known, or they did not hold; the
+ * connection is closed, the owner's transfers dropped): use the usual path. Clear: the result
+ * is final, as cwl_session_open's and cwl_owner_take's would be (a silent compositor is
+ * CWL_NO_DISPLAY); close the session after it as after them.
  */
-cwl_status cwl_known_send(cwl_owner *w, const cwl_known *k, double deadline, cwl_error *err);
-
-/*
- * After cwl_owner_confirm of a copy sent with the kept names (its status `st`): the final status
- * (a silent compositor is CWL_NO_DISPLAY; probed, if not NULL, filled from the globals that came
- * in the round trip), or *fall_back set when the names did not hold (a protocol error, other
- * names): the connection is then closed and the owner's transfers dropped; use the usual path.
- */
-cwl_status cwl_known_settle(cwl_owner *w, const cwl_known *k, cwl_status st, cwl_probe_result *probed, int *fall_back,
-                            cwl_error *err);
+cwl_status cwl_known_own(cwl_owner *w, const cwl_known *k, double deadline, cwl_probe_result *probed, int *fall_back,
+                         cwl_error *err);
 
 #endif

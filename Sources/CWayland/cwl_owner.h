@@ -38,8 +38,6 @@ typedef struct cwl_owner {
     cwl_own_options o;
     cwl_buffer *content;
     uint32_t source;
-    uint32_t sync;       /* the wl_callback of the sync that confirms the selection */
-    int via_known;       /* the copy bound the global names kept by the last one (cwl_known.c) */
     uint32_t old_source; /* the source a handed-over copy replaced (its late sends are refused) */
     int cancelled;
     int leaving;
@@ -57,11 +55,6 @@ void cwl_owner_mark(cwl_owner *w);
 /* Create a source with the current content's types, make it the selection, and confirm it
  * (see cwl_own): CWL_OK, or CWL_NOT_OWNER and the other failures with err filled. */
 cwl_status cwl_owner_take(cwl_owner *w, double deadline, cwl_error *err);
-
-/* cwl_owner_take in two steps: send the source, its offers, set_selection and the sync (w->sync);
- * then read until that sync is done and confirm (the same outcomes as cwl_owner_take). */
-cwl_status cwl_owner_offer(cwl_owner *w, double deadline, cwl_error *err);
-cwl_status cwl_owner_confirm(cwl_owner *w, double deadline, cwl_error *err);
 
 /* Restart the lifetime and secret-clearing timers from now, by w->o. */
 void cwl_owner_restart_timers(cwl_owner *w);

@@ -135,23 +135,10 @@ int cwl_take_fd(cwl_conn *c) {
     return fd;
 }
 
-cwl_status cwl_sync(cwl_conn *c, double deadline, uint32_t *callback, cwl_error *err) {
-    *callback = cwl_new_id(c);
-    cwl_status st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_SYNC, "u", *callback);
-    if (st == CWL_OK) st = cwl_flush(c, deadline, err);
-    return st;
-}
-
 cwl_status cwl_roundtrip(cwl_conn *c, double deadline, cwl_handler handler, void *ctx, cwl_error *err) {
-    uint32_t callback = 0;
-    cwl_status st = cwl_sync(c, deadline, &callback, err);
-    if (st == CWL_OK) st = cwl_await(c, callback, deadline, handler, ctx, err);
-    return st;
-}
-
-cwl_status cwl_await(cwl_conn *c, uint32_t callback, double deadline, cwl_handler handler, void *ctx,
-                     cwl_error *err) {
-    cwl_status st = CWL_OK;
+    uint32_t callback = cwl_new_id(c);
+    cwl_status st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_SYNC, "u", callback);
+    if (st == CWL_OK) st = cwl_flush(c, deadline, err);
     while (st == CWL_OK) {
         cwl_msg m;
         int got = cwl_next(c, deadline, &m, err);
