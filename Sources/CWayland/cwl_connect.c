@@ -37,7 +37,7 @@ static cwl_status socket_address(const char *display, const char *runtime_dir, s
 
 static cwl_status connect_socket(cwl_conn *c, const struct sockaddr_un *addr, double deadline, cwl_error *err) {
     c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (c->fd < 0) return cwl_fail(err, CWL_FAILED, errno, "socket: %s", strerror(errno));
+    if (c->fd < 0) return cwl_fail(err, CWL_FAILED, errno, "socket: %s", cwl_strerror(errno).text);
     if (connect(c->fd, (const struct sockaddr *)addr, sizeof *addr) == 0) return CWL_OK;
     int saved = errno;
     if (saved == EAGAIN || saved == EINPROGRESS) {
@@ -50,17 +50,15 @@ static cwl_status connect_socket(cwl_conn *c, const struct sockaddr_un *addr, do
             return CWL_OK;
         saved = ready == 0 ? ETIMEDOUT : (so_error != 0 ? so_error : errno);
     }
-    return cwl_fail(err, CWL_NO_DISPLAY, saved, "Wayland socket %.160s: %s", addr->sun_path, strerror(saved));
+    return cwl_fail(err, CWL_NO_DISPLAY, saved, "Wayland socket %.160s: %s", addr->sun_path, cwl_strerror(saved).text);
 }
 
-static cwl_status on_global(void *ctx, cwl_conn *c, cwl_msg *m, cwl_error *err) {
-    (void)ctx;
-    (void)err;
-    if (m->object != c->registry || m->opcode != CWL_REGISTRY_EV_GLOBAL) return CWL_OK;
+void cwl_registry_event(cwl_conn *c, cwl_msg *m) {
+    if (m->object != c->registry || m->opcode != CWL_REGISTRY_EV_GLOBAL) return;
     uint32_t name = cwl_arg_uint(m);
     const char *interface = cwl_arg_string(m);
     uint32_t version = cwl_arg_uint(m);
-    if (m->bad || interface == NULL) return CWL_OK;
+    if (m->bad || interface == NULL) return;
     if (strcmp(interface, CWL_IFACE_SEAT) == 0 && c->seat_name == 0) {
         c->seat_name = name;
         c->seat_version = version;
@@ -71,28 +69,58 @@ static cwl_status on_global(void *ctx, cwl_conn *c, cwl_msg *m, cwl_error *err) 
         c->wlr_name = name;
         c->wlr_version = version;
     }
+}
+
+static cwl_status on_global(void *ctx, cwl_conn *c, cwl_msg *m, cwl_error *err) {
+    (void)ctx;
+    (void)err;
+    cwl_registry_event(c, m);
     return CWL_OK;
 }
 
-cwl_status cwl_open(cwl_conn *c, const char *display, const char *runtime_dir, double deadline, cwl_error *err) {
+cwl_status cwl_open_begin(cwl_conn *c, const char *display, const char *runtime_dir, double deadline,
+                          cwl_error *err) {
     memset(c, 0, sizeof *c);
     c->fd = -1;
     c->next_id = 2;
-    struct sockaddr_un addr;
-    cwl_status st = socket_address(display, runtime_dir, &addr, err);
-    if (st == CWL_OK) st = connect_socket(c, &addr, deadline, err);
+    cwl_status st = socket_address(display, runtime_dir, &c->address, err);
+    if (st == CWL_OK) st = connect_socket(c, &c->address, deadline, err);
     if (st == CWL_OK) {
         c->registry = cwl_new_id(c);
         st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_GET_REGISTRY, "u", c->registry);
     }
-    if (st == CWL_OK) st = cwl_roundtrip(c, deadline, on_global, NULL, err);
-    if (st == CWL_TIMED_OUT) {
-        /* Connected but silent: to a caller that is the same as no compositor. */
-        st = cwl_fail(err, CWL_NO_DISPLAY, ETIMEDOUT, "the Wayland compositor at %.160s did not answer in time",
-                      addr.sun_path);
-    }
     if (st != CWL_OK) cwl_close(c);
     return st;
+}
+
+cwl_status cwl_silent(cwl_conn *c, cwl_error *err) {
+    /* Connected but silent: to a caller that is the same as no compositor. */
+    return cwl_fail(err, CWL_NO_DISPLAY, ETIMEDOUT, "the Wayland compositor at %.160s did not answer in time",
+                    c->address.sun_path);
+}
+
+cwl_status cwl_open(cwl_conn *c, const char *display, const char *runtime_dir, double deadline, cwl_error *err) {
+    cwl_status st = cwl_open_begin(c, display, runtime_dir, deadline, err);
+    if (st != CWL_OK) return st;
+    st = cwl_roundtrip(c, deadline, on_global, NULL, err);
+    if (st == CWL_TIMED_OUT) st = cwl_silent(c, err);
+    if (st != CWL_OK) cwl_close(c);
+    return st;
+}
+
+void cwl_describe(const cwl_conn *c, cwl_probe_result *out) {
+    memset(out, 0, sizeof *out);
+    out->answered = 1;
+    out->has_seat = c->seat_name != 0;
+    if (c->ext_name != 0) {
+        out->protocol = CWL_PROTOCOL_EXT;
+        out->version = c->ext_version;
+        out->has_primary = 1;
+    } else if (c->wlr_name != 0) {
+        out->protocol = CWL_PROTOCOL_WLR;
+        out->version = c->wlr_version;
+        out->has_primary = c->wlr_version >= CWL_WLR_PRIMARY_SINCE;
+    }
 }
 
 void cwl_close(cwl_conn *c) {
@@ -105,20 +133,10 @@ void cwl_close(cwl_conn *c) {
 cwl_status cwl_probe(const char *display, const char *runtime_dir, double timeout, cwl_probe_result *out,
                      cwl_error *err) {
     cwl_conn *c = malloc(sizeof *c);
-    if (c == NULL) return cwl_fail(err, CWL_FAILED, errno, "malloc: %s", strerror(errno));
+    if (c == NULL) return cwl_fail(err, CWL_FAILED, errno, "malloc: %s", cwl_strerror(errno).text);
     cwl_status st = cwl_open(c, display, runtime_dir, cwl_now() + timeout, err);
     if (st == CWL_OK) {
-        memset(out, 0, sizeof *out);
-        out->has_seat = c->seat_name != 0;
-        if (c->ext_name != 0) {
-            out->protocol = CWL_PROTOCOL_EXT;
-            out->version = c->ext_version;
-            out->has_primary = 1;
-        } else if (c->wlr_name != 0) {
-            out->protocol = CWL_PROTOCOL_WLR;
-            out->version = c->wlr_version;
-            out->has_primary = c->wlr_version >= CWL_WLR_PRIMARY_SINCE;
-        }
+        cwl_describe(c, out);
         cwl_close(c);
     }
     free(c);

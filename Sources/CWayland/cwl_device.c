@@ -11,30 +11,48 @@ static cwl_status bind_device(cwl_session *s, double deadline, cwl_error *err) {
     if (c->seat_name == 0) return cwl_fail(err, CWL_UNSUPPORTED, 0, "the compositor advertises no seat");
     if (c->ext_name == 0 && c->wlr_name == 0)
         return cwl_fail(err, CWL_UNSUPPORTED, 0, "the compositor offers no data-control protocol");
-    s->is_ext = c->ext_name != 0;
-    uint32_t version = s->is_ext ? 1 : (c->wlr_version >= CWL_WLR_PRIMARY_SINCE ? CWL_WLR_PRIMARY_SINCE : 1);
-    if (s->selection == CWL_PRIMARY && !s->is_ext && version < CWL_WLR_PRIMARY_SINCE)
+    int is_ext = c->ext_name != 0;
+    uint32_t version = is_ext ? 1 : (c->wlr_version >= CWL_WLR_PRIMARY_SINCE ? CWL_WLR_PRIMARY_SINCE : 1);
+    if (s->selection == CWL_PRIMARY && !is_ext && version < CWL_WLR_PRIMARY_SINCE)
         return cwl_fail(err, CWL_UNSUPPORTED, 0, "the compositor's %s (version %u) has no primary selection",
                         CWL_IFACE_WLR_MANAGER, c->wlr_version);
-    cwl_status st = cwl_bind(c, c->seat_name, CWL_IFACE_SEAT, 1, &s->seat, err);
-    if (st == CWL_OK)
-        st = cwl_bind(c, s->is_ext ? c->ext_name : c->wlr_name, s->is_ext ? CWL_IFACE_EXT_MANAGER : CWL_IFACE_WLR_MANAGER,
-                      version, &s->manager, err);
-    if (st != CWL_OK) return st;
-    s->device = cwl_new_id(c);
-    st = cwl_request(c, err, s->manager, CWL_MANAGER_GET_DATA_DEVICE, "uu", s->device, s->seat);
     (void)deadline;
-    return st;
+    return cwl_session_bind(s, c->seat_name, is_ext ? c->ext_name : c->wlr_name, is_ext, version, err);
 }
 
-cwl_status cwl_session_open(cwl_session *s, const char *display, const char *runtime_dir, cwl_selection selection,
-                            double deadline, cwl_error *err) {
+cwl_status cwl_session_bind(cwl_session *s, uint32_t seat_name, uint32_t manager_name, int is_ext, uint32_t version,
+                            cwl_error *err) {
+    cwl_conn *c = &s->conn;
+    s->is_ext = is_ext;
+    s->manager_version = version;
+    cwl_status st = cwl_bind(c, seat_name, CWL_IFACE_SEAT, 1, &s->seat, err);
+    if (st == CWL_OK)
+        st = cwl_bind(c, manager_name, is_ext ? CWL_IFACE_EXT_MANAGER : CWL_IFACE_WLR_MANAGER, version, &s->manager,
+                      err);
+    if (st != CWL_OK) return st;
+    s->device = cwl_new_id(c);
+    return cwl_request(c, err, s->manager, CWL_MANAGER_GET_DATA_DEVICE, "uu", s->device, s->seat);
+}
+
+static void reset(cwl_session *s, cwl_selection selection) {
     s->selection = selection;
     s->current = 0;
     s->finished = 0;
     memset(s->offers, 0, sizeof s->offers);
+}
+
+cwl_status cwl_session_begin(cwl_session *s, const char *display, const char *runtime_dir, cwl_selection selection,
+                             double deadline, cwl_error *err) {
+    reset(s, selection);
+    return cwl_open_begin(&s->conn, display, runtime_dir, deadline, err);
+}
+
+cwl_status cwl_session_open(cwl_session *s, const char *display, const char *runtime_dir, cwl_selection selection,
+                            double deadline, cwl_probe_result *probed, cwl_error *err) {
+    reset(s, selection);
     cwl_status st = cwl_open(&s->conn, display, runtime_dir, deadline, err);
     if (st != CWL_OK) return st;
+    if (probed != NULL) cwl_describe(&s->conn, probed);
     st = bind_device(s, deadline, err);
     if (st != CWL_OK) cwl_close(&s->conn);
     return st;

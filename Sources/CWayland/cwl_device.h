@@ -21,6 +21,7 @@ typedef struct cwl_session {
     cwl_conn conn;
     cwl_selection selection;
     int is_ext;
+    uint32_t manager_version; /* the version the manager was bound at */
     uint32_t seat, manager, device;
     const char *marker;  /* NULL, or the type that marks our own source's offer */
     int keep_types;      /* remember each offer's types (the reader) */
@@ -33,10 +34,20 @@ typedef struct cwl_session {
 /*
  * Connect, bind the seat and the manager, and create the device (not waiting for its events):
  * CWL_UNSUPPORTED when the compositor offers no data-control, no seat, or (for CWL_PRIMARY) no
- * primary selection through it. On failure the connection is closed.
+ * primary selection through it. `probed` (may be NULL) gets what the registry showed once it is
+ * read (see cwl_own_options). On failure the connection is closed.
  */
 cwl_status cwl_session_open(cwl_session *s, const char *display, const char *runtime_dir, cwl_selection selection,
-                            double deadline, cwl_error *err);
+                            double deadline, cwl_probe_result *probed, cwl_error *err);
+
+/* Connect and queue get_registry only (cwl_open_begin); bind with cwl_session_bind. */
+cwl_status cwl_session_begin(cwl_session *s, const char *display, const char *runtime_dir, cwl_selection selection,
+                             double deadline, cwl_error *err);
+
+/* Queue the binds of the seat and the manager (`is_ext`: ext, else wlr, at `version`) by their
+ * global names, and the device's creation. */
+cwl_status cwl_session_bind(cwl_session *s, uint32_t seat_name, uint32_t manager_name, int is_ext, uint32_t version,
+                            cwl_error *err);
 
 /* Close the connection and free the remembered types. */
 void cwl_session_close(cwl_session *s);

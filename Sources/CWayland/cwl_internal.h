@@ -5,6 +5,7 @@
 #include "cwl_protocol.h"
 
 #include <stdarg.h>
+#include <sys/un.h>
 
 /* Descriptors received or to be sent with one buffer's worth of messages. */
 #define CWL_MAX_FDS 28
@@ -23,6 +24,7 @@ typedef struct cwl_conn {
     size_t out_len;
     int out_fds[CWL_MAX_FDS]; /* not owned: the caller closes them after cwl_flush */
     size_t out_fd_count;
+    struct sockaddr_un address; /* the compositor's socket */
     uint32_t registry;
     uint32_t seat_name, seat_version;
     uint32_t ext_name, ext_version;
@@ -49,6 +51,14 @@ static inline int cwl_poll_ms(double left) {
     return left >= 1e6 ? 1000000000 : (int)(left * 1000) + 1;
 }
 
+/* The text of errno value `e` as strerror gives it, made with strerror_r into the returned value
+ * (no static buffer: safe from any thread, unlike strerror). Use it inside the call that formats
+ * it: cwl_fail(err, ..., "%s", cwl_strerror(e).text). */
+typedef struct cwl_errno_text {
+    char text[128];
+} cwl_errno_text;
+cwl_errno_text cwl_strerror(int e);
+
 /* Fill err (printf-style message) and return status. errno_value 0 when not a system call. */
 cwl_status cwl_fail(cwl_error *err, cwl_status status, int errno_value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -59,6 +69,21 @@ cwl_status cwl_fail(cwl_error *err, cwl_status status, int errno_value, const ch
  * connection is open (close it with cwl_close) and its globals filled; on failure it is closed.
  */
 cwl_status cwl_open(cwl_conn *c, const char *display, const char *runtime_dir, double deadline, cwl_error *err);
+
+/* Connect and queue get_registry, not waiting for its globals (they come with the next round
+ * trip, whose handler passes the registry's events to cwl_registry_event). On failure the
+ * connection is closed. */
+cwl_status cwl_open_begin(cwl_conn *c, const char *display, const char *runtime_dir, double deadline, cwl_error *err);
+
+/* Fill err for a compositor that took the connection but did not answer in time: CWL_NO_DISPLAY. */
+cwl_status cwl_silent(cwl_conn *c, cwl_error *err);
+
+/* Record a global the registry advertised (the first seat, each data-control manager); other
+ * events are ignored. */
+void cwl_registry_event(cwl_conn *c, cwl_msg *m);
+
+/* What an open connection's registry advertised, as cwl_probe reports it (answered set). */
+void cwl_describe(const cwl_conn *c, cwl_probe_result *out);
 
 /* Close the socket and every descriptor received and not taken. */
 void cwl_close(cwl_conn *c);

@@ -4,6 +4,7 @@
  * cwl_own in cwl.h).
  */
 #define _GNU_SOURCE
+#include "cwl_known.h"
 #include "cwl_owner.h"
 #include "cwl_resident.h"
 #include "ud_owner.h"
@@ -81,35 +82,45 @@ static cwl_status fork_server(cwl_owner *w, pid_t *owner_pid, cwl_error *err) {
         (void)ud_owner_detach(keep, n, &signal_fd, &err_no);
         cwl_owner_serve(w, signal_fd);
     }
-    if (fs != UD_OWNER_OK) return cwl_fail(err, CWL_FAILED, err_no, "fork of the owner process: %s", strerror(err_no));
+    if (fs != UD_OWNER_OK)
+        return cwl_fail(err, CWL_FAILED, err_no, "fork of the owner process: %s", cwl_strerror(err_no).text);
     *owner_pid = pid;
     return CWL_OK;
 }
 
 cwl_status cwl_own(const cwl_own_options *options, const uint8_t *bytes, size_t len, pid_t *owner_pid,
                    cwl_error *err) {
-    if (options->reuse_owner && !options->new_owner && cwl_resident_hand(options, bytes, len, owner_pid) == CWL_OK)
+    if (options->reuse_owner && !options->new_owner && !options->skip_hand &&
+        cwl_resident_hand(options, bytes, len, owner_pid) == CWL_OK)
         return CWL_OK;
     cwl_owner *w = calloc(1, sizeof *w);
     cwl_buffer *content = calloc(1, sizeof *content);
     if (w == NULL || content == NULL) {
         free(w);
         free(content);
-        return cwl_fail(err, CWL_FAILED, ENOMEM, "malloc: %s", strerror(ENOMEM));
+        return cwl_fail(err, CWL_FAILED, ENOMEM, "malloc: %s", cwl_strerror(ENOMEM).text);
     }
     *content = (cwl_buffer){.data = bytes, .len = len};
     w->o = *options;
+    w->o.probed = NULL; /* the caller's; the serving process never reports */
     w->content = content;
     w->listener = -1;
+    w->s.conn.fd = -1;
     cwl_owner_mark(w);
     double deadline = cwl_now() + options->connect_timeout;
-    cwl_status st = cwl_session_open(&w->s, options->display, options->runtime_dir, options->selection, deadline, err);
-    if (st == CWL_OK) {
-        st = cwl_owner_take(w, deadline, err);
-        if (st == CWL_OK) st = fork_server(w, owner_pid, err);
-        cwl_owner_drop_transfers(w);
-        cwl_session_close(&w->s);
+    cwl_known known;
+    cwl_known_locate(&known, options->display, options->runtime_dir);
+    int fall_back = 1;
+    cwl_status st = cwl_known_own(w, &known, deadline, options->probed, &fall_back, err);
+    if (fall_back) {
+        st = cwl_session_open(&w->s, options->display, options->runtime_dir, options->selection, deadline,
+                              options->probed, err);
+        if (st == CWL_OK) cwl_known_keep(&known, &w->s);
+        if (st == CWL_OK) st = cwl_owner_take(w, deadline, err);
     }
+    if (st == CWL_OK) st = fork_server(w, owner_pid, err);
+    cwl_owner_drop_transfers(w);
+    cwl_session_close(&w->s);
     free(content);
     free(w);
     return st;

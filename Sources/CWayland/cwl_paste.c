@@ -45,7 +45,7 @@ static cwl_status put(sink *k, const uint8_t *bytes, size_t n, cwl_error *err) {
         while (n > 0) {
             ssize_t w = write(k->fd, bytes, n);
             if (w < 0 && errno == EINTR) continue;
-            if (w < 0) return cwl_fail(err, CWL_FAILED, errno, "writing the content out: %s", strerror(errno));
+            if (w < 0) return cwl_fail(err, CWL_FAILED, errno, "writing the content out: %s", cwl_strerror(errno).text);
             bytes += w;
             n -= (size_t)w;
         }
@@ -78,7 +78,8 @@ static cwl_status pump(int fd, double timeout, sink *k, cwl_error *err) {
         }
         if (n == 0) return CWL_OK;
         if (errno == EINTR) continue;
-        if (errno != EAGAIN) return cwl_fail(err, CWL_FAILED, errno, "reading the content: %s", strerror(errno));
+        if (errno != EAGAIN)
+            return cwl_fail(err, CWL_FAILED, errno, "reading the content: %s", cwl_strerror(errno).text);
         double left = deadline - cwl_now();
         if (left <= 0) return cwl_fail(err, CWL_TIMED_OUT, ETIMEDOUT, "the selection's owner stopped sending");
         struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -95,7 +96,7 @@ static cwl_status handle_event(void *ctx, cwl_conn *c, cwl_msg *m, cwl_error *er
 static cwl_status receive_into(cwl_session *s, uint32_t offer, const char *type, double timeout, sink *k,
                                cwl_error *err) {
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) return cwl_fail(err, CWL_FAILED, errno, "pipe: %s", strerror(errno));
+    if (pipe2(fds, O_CLOEXEC) != 0) return cwl_fail(err, CWL_FAILED, errno, "pipe: %s", cwl_strerror(errno).text);
     cwl_status st = cwl_request(&s->conn, err, offer, CWL_OFFER_RECEIVE, "sh", type, fds[1]);
     if (st == CWL_OK) st = cwl_flush(&s->conn, cwl_now() + timeout, err);
     close(fds[1]);
@@ -125,10 +126,10 @@ cwl_status cwl_paste(const char *display, const char *runtime_dir, cwl_selection
     *out_len = 0;
     if (target == NULL || *target == '\0') return cwl_fail(err, CWL_NO_CONTENT, 0, "no target named");
     cwl_session *s = calloc(1, sizeof *s);
-    if (s == NULL) return cwl_fail(err, CWL_FAILED, errno, "malloc: %s", strerror(errno));
+    if (s == NULL) return cwl_fail(err, CWL_FAILED, errno, "malloc: %s", cwl_strerror(errno).text);
     s->keep_types = 1;
     double deadline = cwl_now() + timeout;
-    cwl_status st = cwl_session_open(s, display, runtime_dir, selection, deadline, err);
+    cwl_status st = cwl_session_open(s, display, runtime_dir, selection, deadline, NULL, err);
     if (st != CWL_OK) {
         free(s);
         return st;

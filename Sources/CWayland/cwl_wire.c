@@ -31,6 +31,13 @@ cwl_status cwl_fail(cwl_error *err, cwl_status status, int errno_value, const ch
     return status;
 }
 
+cwl_errno_text cwl_strerror(int e) {
+    cwl_errno_text t;
+    const char *text = strerror_r(e, t.text, sizeof t.text); /* GNU: ours or a constant string */
+    if (text != t.text) snprintf(t.text, sizeof t.text, "%s", text);
+    return t;
+}
+
 uint32_t cwl_new_id(cwl_conn *c) { return c->next_id++; }
 
 static size_t padded(size_t n) { return (n + 3) & ~(size_t)3; }
@@ -121,12 +128,12 @@ cwl_status cwl_flush(cwl_conn *c, double deadline, cwl_error *err) {
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && errno != EAGAIN)
-            return cwl_fail(err, CWL_FAILED, errno, "sending to the compositor: %s", strerror(errno));
+            return cwl_fail(err, CWL_FAILED, errno, "sending to the compositor: %s", cwl_strerror(errno).text);
         struct pollfd p = {.fd = c->fd, .events = POLLOUT};
         double left = deadline - cwl_now();
         if (left <= 0) return cwl_fail(err, CWL_TIMED_OUT, 0, "the compositor did not read our requests in time");
         if (poll(&p, 1, cwl_poll_ms(left)) < 0 && errno != EINTR)
-            return cwl_fail(err, CWL_FAILED, errno, "poll: %s", strerror(errno));
+            return cwl_fail(err, CWL_FAILED, errno, "poll: %s", cwl_strerror(errno).text);
     }
     return CWL_OK;
 }

@@ -123,8 +123,8 @@ enum ErrorReport {
     static func clipboard(_ error: ClipboardError) -> (ExitStatus, String) {
         switch error {
         case .noDisplay(let reason): return (.unavailable, "no X display answers: \(reason)")
-        case .ownershipNotConfirmed:
-            return (.unavailable, "could not take the X selection (another client took it at once)")
+        case .ownershipNotConfirmed(let reason):
+            return (.unavailable, "could not take the X selection (another client took it at once): \(reason)")
         case .timedOut(let what): return (.unavailable, "the clipboard did not answer in time: \(what)")
         case .noContent(let what): return (.noInput, "nothing to paste: \(what)")
         case .unsupported(let what): return (.dataError, "cannot put this on the clipboard: \(what)")

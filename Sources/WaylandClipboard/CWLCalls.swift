@@ -17,7 +17,7 @@ enum CWLCalls {
         case CWL_TIMED_OUT:
             return paste ? .timedOut("\(call): \(text)") : .noDisplay(reason: text)
         case CWL_NOT_OWNER:
-            return .ownershipNotConfirmed
+            return .ownershipNotConfirmed(reason: text)
         case CWL_NO_CONTENT, CWL_NO_OWNER:
             return .noContent(text)
         case CWL_UNSUPPORTED:
@@ -50,6 +50,11 @@ enum CWLCalls {
             withOptionalCString(runtimeDir) { r in cwl_probe(d, r, timeout, &result, &err) }
         }
         guard status == CWL_OK else { return .noAnswer(reason: messageText(err)) }
+        return probe(from: result)
+    }
+
+    /// What the compositor's registry showed, as `WaylandProbe` (of a compositor that answered).
+    static func probe(from result: cwl_probe_result) -> WaylandProbe {
         let interface: WaylandDataControl.Interface
         switch result.protocol {
         case CWL_PROTOCOL_EXT: interface = .ext
@@ -76,6 +81,29 @@ extension CWLCalls {
         }
         guard status == CWL_OK else { throw error(err, paste: false, call: "cwl_own") }
         return pid
+    }
+
+    /// `cwl_own` with `probed` (and `skip_hand`): what the compositor answered and, when it offers
+    /// data-control with a seat (so the copy went on, on the same connection), the serving
+    /// process's id or the copy's failure.
+    static func ownIfDataControl(
+        _ payload: Payload, selection name: SelectionName, options: CopyOptions, display: String?,
+        runtimeDir: String?, policy: (singleFork: Bool, reuse: Bool, new: Bool)
+    ) -> (probe: WaylandProbe, copy: Result<Int32, ClipboardError>?) {
+        var pid: pid_t = 0
+        var err = cwl_error()
+        var probed = cwl_probe_result()
+        let status = withOwnOptions(payload, name, options, display, runtimeDir, policy) { o, bytes in
+            o.skip_hand = 1
+            return withUnsafeMutablePointer(to: &probed) { answer in
+                o.probed = answer
+                return cwl_own(&o, bytes.baseAddress, bytes.count, &pid, &err)
+            }
+        }
+        guard probed.answered != 0 else { return (.noAnswer(reason: messageText(err)), nil) }
+        let found = probe(from: probed)
+        guard case .answers(let dataControl?) = found, dataControl.hasSeat else { return (found, nil) }
+        return (found, status == CWL_OK ? .success(pid) : .failure(error(err, paste: false, call: "cwl_own")))
     }
 
     /// `cwl_hand`: the serving process's id, or nil when no serving process of ours took the copy.
@@ -112,7 +140,7 @@ extension CWLCalls {
                     transfer_timeout: options.transferTimeout,
                     clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
                     lifetime: options.lifetime ?? 0, single_fork: policy.singleFork ? 1 : 0,
-                    reuse_owner: policy.reuse ? 1 : 0, new_owner: policy.new ? 1 : 0)
+                    reuse_owner: policy.reuse ? 1 : 0, new_owner: policy.new ? 1 : 0, probed: nil, skip_hand: 0)
                 return payload.withUnsafeBytes { body(&o, $0.assumingMemoryBound(to: UInt8.self)) }
             }
         }

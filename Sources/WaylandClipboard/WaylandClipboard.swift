@@ -68,6 +68,22 @@ public struct WaylandClipboard: Clipboard {
             policy: (callerExitsSoon, reuseOwner, newOwner))
     }
 
+    /// Asks the compositor what `probe` asks and copies on that same connection, only if the
+    /// answer allows it: one connect and one registry round trip serve a caller that chooses the
+    /// backend from the answer (as `probe` would, within `options.connectTimeout`) and the copy.
+    /// When the compositor offers data-control with a seat, the copy goes on as `own` does (but
+    /// without trying a serving process of ours first: call `handToResidentOwner` before) and
+    /// `outcome` is its result (the serving process's id, or the failure); otherwise `outcome`
+    /// is nil and nothing was set.
+    public func ownIfDataControl(
+        _ payload: Payload, to selection: SelectionName = .clipboard, options: CopyOptions = CopyOptions()
+    ) -> (probe: WaylandProbe, outcome: Result<Int32, ClipboardError>?) {
+        let (probe, copy) = CWLCalls.ownIfDataControl(
+            payload, selection: selection, options: options, display: display, runtimeDir: runtimeDir,
+            policy: (callerExitsSoon, reuseOwner, newOwner))
+        return (probe, copy)
+    }
+
     /// Hands `payload` to a serving process of ours that already serves `selection` on this
     /// compositor (one started with `reuseOwner`), if one listens: it makes a new source the
     /// selection and confirms it before answering. Talks to no compositor and forks nothing, so a

@@ -305,9 +305,12 @@ import UserDebugKit
         #expect(lost.0 == .unavailable)
         #expect(lost.1.contains("did not reach Wayland clients") && lost.1.hasSuffix("use --backend wayland"))
         let refused = ErrorReport.route(
-            ClipboardRouteError(problem: .backend(.ownershipNotConfirmed), choice: Self.onWayland))
+            ClipboardRouteError(
+                problem: .backend(.ownershipNotConfirmed(reason: "the compositor cancelled our source at once")),
+                choice: Self.onWayland))
         #expect(
             refused.0 == .unavailable && refused.1.contains("Wayland compositor did not make our copy the selection"))
+        #expect(refused.1.hasSuffix(": the compositor cancelled our source at once"), "the reason reaches the user")
         let silent = ErrorReport.route(
             ClipboardRouteError(problem: .backend(.noDisplay(reason: "timed out")), choice: Self.onWayland))
         #expect(silent.1 == "the Wayland compositor does not answer: timed out")
@@ -324,6 +327,8 @@ import UserDebugKit
         #expect(ClipboardRouteError(problem: .unavailable, choice: Self.onWayland).meansNoClipboard)
         #expect(ClipboardRouteError(problem: .backend(.noDisplay(reason: "x")), choice: Self.onSway).meansNoClipboard)
         #expect(!ClipboardRouteError(problem: .notBridged, choice: Self.onSway).meansNoClipboard)
-        #expect(!ClipboardRouteError(problem: .backend(.ownershipNotConfirmed), choice: Self.onSway).meansNoClipboard)
+        #expect(
+            !ClipboardRouteError(problem: .backend(.ownershipNotConfirmed(reason: "x")), choice: Self.onSway)
+                .meansNoClipboard)
     }
 }

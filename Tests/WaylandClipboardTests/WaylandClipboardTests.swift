@@ -1,8 +1,10 @@
+import CWayland
 import Foundation
 import TestSupport
 import Testing
 import UserDebugKit
-import WaylandClipboard
+
+@testable import WaylandClipboard
 
 /// The Wayland backend against a real headless sway, with wl-clipboard as the peer.
 @Suite struct WaylandClipboardTests {
@@ -206,6 +208,57 @@ import WaylandClipboard
             #expect(clipboard.handToResidentOwner(Payload(bytes: Array("three".utf8), kind: .text)) == nil)
             #expect(try wlPaste(sway).bytes == Array("theirs".utf8))
         }
+    }
+
+    @Test func oneConnectionAnswersTheProbeAndMakesTheCopy() throws {
+        try withSway { sway in
+            let (probe, outcome) = sway.clipboard.ownIfDataControl(Payload(bytes: Array("probed".utf8), kind: .text))
+            #expect(probe == WaylandClipboard.probe(display: sway.socket, runtimeDir: nil, timeout: 2))
+            guard case .success(let pid)? = outcome else {
+                Issue.record("data-control with a seat, but no copy: \(String(describing: outcome))")
+                return
+            }
+            defer { kill(pid, SIGKILL) }
+            let pasted = try wlPaste(sway).bytes
+            #expect(pasted == Array("probed".utf8))
+            let missing = WaylandClipboard(display: sway.runtimeDir + "/wayland-none", reuseOwner: false)
+            let (none, nothing) = missing.ownIfDataControl(Payload(bytes: Array("x".utf8), kind: .text))
+            #expect(none == WaylandClipboard.probe(display: missing.display, runtimeDir: nil, timeout: 2))
+            #expect(nothing == nil, "a copy was tried where nothing answers")
+            let unchanged = try wlPaste(sway).bytes
+            #expect(unchanged == Array("probed".utf8))
+        }
+    }
+
+    @Test func aColdCopyBindsTheGlobalsTheLastCopyFoundAndFallsBackWhenTheyAreWrong() throws {
+        try withSway { sway in
+            let known = sway.socket + ".userdebug-globals-\(geteuid())"
+            let first = try sway.clipboard.own(Payload(bytes: Array("one".utf8), kind: .text))
+            defer { kill(first, SIGKILL) }
+            let kept = try #require(readWholeFile(known), "the first copy kept no global names")
+            #expect(kept.count == 40)
+            let second = try sway.clipboard.own(Payload(bytes: Array("two".utf8), kind: .text))
+            defer { kill(second, SIGKILL) }
+            #expect(try wlPaste(sway).bytes == Array("two".utf8))
+            // The seat's and the manager's names swapped: binding them is a protocol error, and the
+            // copy goes the usual way, then keeps the right names again.
+            var wrong = kept
+            wrong.replaceSubrange(4..<8, with: kept[8..<12])
+            wrong.replaceSubrange(8..<12, with: kept[4..<8])
+            #expect(FileManager.default.createFile(atPath: known, contents: Data(wrong)))
+            let third = try sway.clipboard.own(Payload(bytes: Array("three".utf8), kind: .text))
+            defer { kill(third, SIGKILL) }
+            #expect(try wlPaste(sway).bytes == Array("three".utf8))
+            #expect(readWholeFile(known) == kept, "the right names were not kept again")
+        }
+    }
+
+    @Test func aSelectionNotConfirmedCarriesTheReasonGiven() {
+        var err = cwl_error()
+        err.status = CWL_NOT_OWNER
+        let reason = "the compositor cancelled our source at once (replaced or refused)"
+        withUnsafeMutableBytes(of: &err.message) { raw in raw.copyBytes(from: Array(reason.utf8) + [0]) }
+        #expect(CWLCalls.error(err, paste: false, call: "cwl_own") == .ownershipNotConfirmed(reason: reason))
     }
 
     /// Whether a resident owner of ours listens on CLIPBOARD of this compositor (an abstract socket

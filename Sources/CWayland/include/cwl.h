@@ -72,13 +72,15 @@ typedef struct cwl_probe_result {
     uint32_t version;      /* its advertised version; 0 with CWL_PROTOCOL_NONE */
     int has_primary;       /* nonzero: the primary selection can be used through it */
     int has_seat;          /* nonzero: a wl_seat is advertised (data-control needs one) */
+    int answered;          /* nonzero: the compositor answered and its globals were read */
 } cwl_probe_result;
 
 /*
  * cwl_probe: connect to `display` (NULL or "": $WAYLAND_DISPLAY; a name is taken under
  * `runtime_dir`, NULL: $XDG_RUNTIME_DIR; an absolute path as is), list the globals with one
  * get_registry + sync round trip, and disconnect, all within `timeout` seconds.
- * Returns CWL_OK with *out filled, CWL_NO_DISPLAY (unset, unserved, or silent), or CWL_FAILED.
+ * Returns CWL_OK with *out filled (answered set), CWL_NO_DISPLAY (unset, unserved, or silent),
+ * or CWL_FAILED.
  */
 cwl_status cwl_probe(const char *display, const char *runtime_dir, double timeout, cwl_probe_result *out,
                      cwl_error *err);
@@ -109,6 +111,10 @@ typedef struct cwl_own_options {
                                 for the next copies. Both sides check the other's euid and mount
                                 namespace. Any failure: own as usual. */
     int new_owner;           /* with reuse_owner: fork a new serving process anyway (it listens) */
+    cwl_probe_result *probed; /* NULL, or filled (answered set) as cwl_probe would once the registry
+                                 is read: the copy's own connection answers what a probe asks, so a
+                                 caller choosing a backend need not connect twice */
+    int skip_hand;           /* nonzero: do not try the resident owner first (the caller just did) */
 } cwl_own_options;
 
 /*
@@ -137,6 +143,10 @@ typedef struct cwl_own_options {
  * on SIGTERM/SIGINT, at the end of `lifetime`, after clear_after for secrets (setting an empty
  * selection first: the source is still the selection, or `cancelled` would have come), and at
  * once when the compositor goes away.
+ *
+ * With options->probed, what the registry showed is reported whatever the outcome: a caller
+ * whose rule picks Wayland only with data-control and a seat learns it from this very call
+ * (CWL_UNSUPPORTED with probed->answered: the compositor answered without them; nothing was set).
  *
  * Returns CWL_OK, CWL_NO_DISPLAY, CWL_UNSUPPORTED (no data-control, no seat, no primary),
  * CWL_NOT_OWNER (the compositor did not show our source as the selection; message says why),

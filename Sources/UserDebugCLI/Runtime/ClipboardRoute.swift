@@ -155,10 +155,11 @@ extension ErrorReport {
             )
         case (.backend(.noDisplay(let detail)), .wayland):
             return (.unavailable, "the Wayland compositor does not answer: \(detail)")
-        case (.backend(.ownershipNotConfirmed), .wayland):
+        case (.backend(.ownershipNotConfirmed(let detail)), .wayland):
             return (
                 .unavailable,
-                "the Wayland compositor did not make our copy the selection (it refused, or another client took it at once)"
+                "the Wayland compositor did not make our copy the selection (it refused, or another client took it at once): "
+                    + detail
             )
         case (.backend(let underlying), .x11) where error.choice.wayland.map { $0 != .notSet } ?? true:
             let (status, message) = clipboard(underlying)

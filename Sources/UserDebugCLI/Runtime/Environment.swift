@@ -90,6 +90,35 @@ final class Invocation: @unchecked Sendable {
         return choice
     }
 
+    /// Copies `payload` to `selection` through the backend the rule chooses. While the rule has
+    /// not asked the compositor yet and would (`WAYLAND_DISPLAY` set, the preference not `x11`),
+    /// the Wayland copy's own connection asks it: where the answer picks Wayland the copy is
+    /// already made on it (a cold copy connects once, not twice); elsewhere the rule's choice,
+    /// reasons and all, is the one `backendChoice` makes, and the copy goes through it.
+    /// - Throws: a bad `--backend` or config, or `ClipboardRouteError`.
+    func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions, policy: X11Clipboard.OwnerPolicy)
+        throws
+    {
+        if chosenBackend == nil {
+            let (preference, source) = try BackendChoice.preference(self)
+            let endpoint = waylandEndpoint
+            if preference != .x11, endpoint.display != nil {
+                let tried = endpoint.copyIfDataControl(payload, to: selection, options: options, policy: policy)
+                let choice = BackendChoice.choose(preference, from: source, waylandDisplay: endpoint.display) {
+                    tried.finding
+                }
+                chosenBackend = choice
+                if choice.route == .wayland, let outcome = tried.outcome {
+                    if case .failure(let error) = outcome {
+                        throw ClipboardRouteError(problem: .backend(error), choice: choice)
+                    }
+                    return
+                }
+            }
+        }
+        try clipboard(policy: policy).copy(payload, to: selection, options: options)
+    }
+
     /// The whole environment, for commands that hand it on (config actions, the backend fetch).
     var environment: [String: String] {
         if let givenEnvironment { return givenEnvironment }

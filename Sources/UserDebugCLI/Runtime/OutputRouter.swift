@@ -140,7 +140,7 @@ struct OutputRouter {
         if !invocation.waylandEndpoint.handToResidentOwner(
             payload, to: selection, options: options, preference: preference, policy: policy)
         {
-            try invocation.clipboard(policy: policy).copy(payload, to: selection, options: options)
+            try invocation.copy(payload, to: selection, options: options, policy: policy)
         }
         let name = selection == .primary ? "PRIMARY" : "CLIPBOARD"
         if payload.isSecret {

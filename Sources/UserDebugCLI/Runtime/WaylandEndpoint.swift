@@ -13,7 +13,12 @@ struct WaylandEndpoint: Sendable {
     /// What the compositor offers, within `timeout` seconds; nothing is asked when `display` is nil.
     func probe(timeout: Double) -> WaylandFinding {
         guard let display else { return .notSet }
-        switch WaylandClipboard.probe(display: display, runtimeDir: runtimeDir, timeout: timeout) {
+        return Self.finding(WaylandClipboard.probe(display: display, runtimeDir: runtimeDir, timeout: timeout))
+    }
+
+    /// What a probe's answer means to the backend rule.
+    static func finding(_ probe: WaylandProbe) -> WaylandFinding {
+        switch probe {
         case .notSet: return .notSet
         case .noAnswer(let reason): return .notAnswering(reason)
         case .answers(nil): return .noDataControl
@@ -31,6 +36,20 @@ struct WaylandEndpoint: Sendable {
         WaylandClipboard(
             display: display, runtimeDir: runtimeDir, callerExitsSoon: policy.callerExitsSoon,
             reuseOwner: policy.reuseOwner, newOwner: policy.newOwner)
+    }
+
+    /// A copy whose own connection is the backend rule's probe: one connect and one registry
+    /// round trip answer what `probe` asks (within `options.connectTimeout`, the probe's timeout),
+    /// and only when that finds data-control with a seat does the copy go on, on that connection.
+    /// Returns the finding and, when the copy went on, its outcome (nil: nothing was set; the rule
+    /// decides with the finding). Call it only where the rule would ask (`display` set, the
+    /// preference not `x11`).
+    func copyIfDataControl(
+        _ payload: Payload, to selection: SelectionName, options: CopyOptions, policy: X11Clipboard.OwnerPolicy
+    ) -> (finding: WaylandFinding, outcome: Result<Void, ClipboardError>?) {
+        guard display != nil else { return (.notSet, nil) }
+        let (probe, outcome) = clipboard(policy: policy).ownIfDataControl(payload, to: selection, options: options)
+        return (Self.finding(probe), outcome.map { $0.map { _ in () } })
     }
 
     /// Hands a copy to a serving process of ours on this compositor before the backend rule asks

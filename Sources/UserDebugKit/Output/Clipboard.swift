@@ -42,8 +42,9 @@ public enum ClipboardError: Error, Sendable, Equatable {
     /// No display server to talk to: none named in the environment, none serving the name, or
     /// none answering before the connect timeout. Callers may fall back to stdout on this one.
     case noDisplay(reason: String)
-    /// The selection could not be taken or ownership was not confirmed.
-    case ownershipNotConfirmed
+    /// The selection could not be taken or ownership was not confirmed; `reason` is the
+    /// backend's account of why (the server or compositor refused, another client won).
+    case ownershipNotConfirmed(reason: String)
     /// Reading the selection did not finish in time.
     case timedOut(String)
     /// The owner refused the requested target, or there is no owner.

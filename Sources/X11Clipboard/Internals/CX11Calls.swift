@@ -24,7 +24,7 @@ public import UserDebugKit
         case CX11_TIMED_OUT:
             return stage == .paste ? .timedOut(message) : .noDisplay(reason: messageText(error))
         case CX11_NOT_OWNER:
-            return .ownershipNotConfirmed
+            return .ownershipNotConfirmed(reason: messageText(error))
         case CX11_NO_CONTENT, CX11_NO_OWNER:
             return .noContent(messageText(error))
         case CX11_UNSUPPORTED:
