@@ -21,31 +21,36 @@ extension Redactor {
     /// A JSON body without a `Content-Encoding` (also after a UTF-8 BOM, which stays) has its
     /// secret members replaced inside `body` itself (which is left holding that text), the
     /// search for known secrets and JWTs runs over it, and their placeholders go in as it is
-    /// written: memory holds the body once, plus a few bytes per secret member. Every other
-    /// body (compressed, binary, forms, multipart, markup, text lines) goes through
-    /// `redactBody(_:headers:)` whole.
+    /// written: memory holds the body once, plus a few bytes per secret member. Other text
+    /// without a `Content-Encoding` (forms, multipart, markup, text lines) is redacted by its
+    /// format into a new array that replaces `body` (twice the body at most, for a moment), the
+    /// rest as for JSON. Compressed and binary bodies go through `redactBody(_:headers:)` whole.
     public func writeRedactedBody(
         _ body: inout [UInt8], headers: [HTTPHeader], chunkSize: Int = 1 << 20,
         to write: (ArraySlice<UInt8>) throws -> Void
     ) throws -> WrittenBody {
-        let start = body.starts(with: Redactor.byteOrderMark) ? Redactor.byteOrderMark.count : 0
-        guard !body.isEmpty, ContentEncoding.codings(of: headers).isEmpty, BodyContent.isText(body),
-            let replacements = jsonReplacements(start == 0 ? body : Array(body[start...]))
-        else {
+        guard !body.isEmpty, ContentEncoding.codings(of: headers).isEmpty, BodyContent.isText(body) else {
             let shown = redactBody(body, headers: headers).body
             let written = try Redactor.write(shown, replacing: [], chunkSize: chunkSize, to: write)
             let isText = shown.withUnsafeBytes { isValidUTF8($0) }
             return WrittenBody(count: written.count, last: written.last, isText: isText, inPlace: false)
         }
-        if start == 0 {
-            Redactor.splice(replacements, into: &body)
+        let start = body.starts(with: Redactor.byteOrderMark) ? Redactor.byteOrderMark.count : 0
+        let inPlace: Bool
+        if let replacements = jsonReplacements(start == 0 ? body : Array(body[start...])) {
+            let shift = { (span: Range<Int>) in (span.lowerBound + start)..<(span.upperBound + start) }
+            Redactor.splice(start == 0 ? replacements : replacements.map { (shift($0.0), $0.1) }, into: &body)
+            inPlace = true
         } else {
-            Redactor.splice(replacements.map { ($0.0.lowerBound + start..<$0.0.upperBound + start, $0.1) }, into: &body)
+            body = redactBodyFormat(body, contentType: headers.contentType)
+            inPlace = false
         }
+        // Text in, placeholders (ASCII) in at character boundaries: text out, for JSON; the
+        // other formats are checked.
+        let isText = inPlace || body.withUnsafeBytes { isValidUTF8($0) }
         let hidden = KnownSecretSearch(secrets: secretBytes).hiddenRanges(in: body)
         let written = try Redactor.write(body, replacing: hidden, chunkSize: chunkSize, to: write)
-        // Text in, placeholders (ASCII) in at character boundaries: text out.
-        return WrittenBody(count: written.count, last: written.last, isText: true, inPlace: true)
+        return WrittenBody(count: written.count, last: written.last, isText: isText, inPlace: inPlace)
     }
 
     /// `bytes` with each of the sorted, disjoint `replacements` spliced in, in place: the kept
