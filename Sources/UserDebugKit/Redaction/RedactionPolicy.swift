@@ -152,12 +152,17 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Whether `text` holds `pattern`, compared as UTF-8 bytes: `String.contains` builds a search
     /// table each call, which made judging a million member names take most of a minute.
     static func contains(_ text: String, _ pattern: String) -> Bool {
-        let text = Array(text.utf8)
-        let pattern = Array(pattern.utf8)
-        guard !pattern.isEmpty else { return true }
-        guard text.count >= pattern.count else { return false }
-        return (0...(text.count - pattern.count)).contains { start in
-            text[start..<(start + pattern.count)].elementsEqual(pattern)
+        var text = text
+        var pattern = pattern
+        // In the strings' own UTF-8 storage: no copy, no allocation.
+        return text.withUTF8 { text in
+            pattern.withUTF8 { pattern in
+                guard !pattern.isEmpty else { return true }
+                guard text.count >= pattern.count else { return false }
+                return (0...(text.count - pattern.count)).contains { start in
+                    UnsafeBufferPointer(rebasing: text[start..<(start + pattern.count)]).elementsEqual(pattern)
+                }
+            }
         }
     }
 
