@@ -80,6 +80,8 @@ enum ActionCommands {
         }
         // A revealed body to standard output is streamed from the store, never held whole.
         if try RevealedBodyStream.stream(invocation, selector: selector, part: parts.first ?? .body) { return }
+        // So is a redacted one, held once while it is redacted.
+        if try RedactedBodyStream.stream(invocation, selector: selector, part: parts.first ?? .body) { return }
         try ActionRun.perform(
             "print-response", invocation: invocation,
             responses: ResponseLogProvider(selector: selector, part: parts.first ?? .body))

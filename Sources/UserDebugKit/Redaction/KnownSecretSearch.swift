@@ -38,9 +38,14 @@ struct KnownSecretSearch {
     /// `bytes` with every secret and JWT replaced by the placeholder; the same array when there
     /// is nothing to hide.
     func hiding(in bytes: [UInt8]) -> [UInt8] {
-        let ranges = KnownSecretSearch.merged(ranges(in: bytes) + JWTShape.ranges(in: bytes))
+        let ranges = hiddenRanges(in: bytes)
         guard !ranges.isEmpty else { return bytes }
         return KnownSecretSearch.replacing(ranges, in: bytes, with: Array(Redacted.placeholder.utf8))
+    }
+
+    /// What `hiding(in:)` replaces with the placeholder: every secret and JWT, merged and in order.
+    func hiddenRanges(in bytes: [UInt8]) -> [Range<Int>] {
+        KnownSecretSearch.merged(ranges(in: bytes) + JWTShape.ranges(in: bytes))
     }
 
     /// The source ranges of every secret found, literal or encoded, merged and in order.

@@ -121,7 +121,7 @@ public struct RedactionPolicy: Sendable, Equatable {
         let joined = words.joined()
         if joined.isEmpty || exemptNames.contains(joined) { return false }
         if fieldNames.contains(joined) { return true }
-        if fieldPatterns.contains(where: { joined.contains($0) }) { return true }
+        if fieldPatterns.contains(where: { RedactionPolicy.contains(joined, $0) }) { return true }
         if let last = words.last, RedactionPolicy.secretLastWords.contains(last) { return true }
         guard let last = words.last, last == "key" || last == "keys" else { return false }
         if words.count == 1 { return true }
@@ -133,12 +133,12 @@ public struct RedactionPolicy: Sendable, Equatable {
         let lowered = name.lowercased()
         if headerNames.contains(lowered) || isSensitiveField(name) { return true }
         if nonSecretHeaderNames.contains(lowered) { return false }
-        if headerSubstrings.contains(where: { lowered.contains($0) }) { return true }
-        guard lowered.contains("key") else { return false }
+        if headerSubstrings.contains(where: { RedactionPolicy.contains(lowered, $0) }) { return true }
+        guard RedactionPolicy.contains(lowered, "key") else { return false }
         let words = RedactionPolicy.words(of: name)
         return words.indices.contains { index in
             let word = words[index]
-            guard word.contains("key") else { return false }
+            guard RedactionPolicy.contains(word, "key") else { return false }
             let qualified = index > 0 && nonSecretKeyQualifiers.contains(words[index - 1])
             return !((word == "key" || word == "keys") && qualified)
         }
@@ -147,6 +147,23 @@ public struct RedactionPolicy: Sendable, Equatable {
     /// Whether a URL query parameter (or form field) of this name carries a secret.
     public func isSensitiveQueryParameter(_ name: String) -> Bool {
         queryParameters.contains(name.lowercased()) || isSensitiveField(name)
+    }
+
+    /// Whether `text` holds `pattern`, compared as UTF-8 bytes: `String.contains` builds a search
+    /// table each call, which made judging a million member names take most of a minute.
+    static func contains(_ text: String, _ pattern: String) -> Bool {
+        var text = text
+        var pattern = pattern
+        // In the strings' own UTF-8 storage: no copy, no allocation.
+        return text.withUTF8 { text in
+            pattern.withUTF8 { pattern in
+                guard !pattern.isEmpty else { return true }
+                guard text.count >= pattern.count else { return false }
+                return (0...(text.count - pattern.count)).contains { start in
+                    UnsafeBufferPointer(rebasing: text[start..<(start + pattern.count)]).elementsEqual(pattern)
+                }
+            }
+        }
     }
 
     static func joinedWords(_ name: String) -> String {

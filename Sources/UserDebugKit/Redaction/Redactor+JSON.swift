@@ -52,18 +52,8 @@ extension Redactor {
     static let maxEmbeddedDepth = 4
 
     private func redactJSONBytes(_ bytes: [UInt8], embeddedDepth: Int) -> [UInt8]? {
-        var scanner = JSONByteScanner(bytes: bytes)
-        guard let spans = scanner.secretValueSpans(isSecret: policy.isSensitiveField) else { return nil }
-        var replacements: [(Range<Int>, [UInt8])] = spans.secret.map { ($0, Array("\"\(Redactor.placeholder)\"".utf8)) }
-        if embeddedDepth < Redactor.maxEmbeddedDepth {
-            for span in spans.embedded {
-                if let redacted = redactEmbeddedJSON(Array(bytes[span]), embeddedDepth: embeddedDepth) {
-                    replacements.append((span, redacted))
-                }
-            }
-        }
+        guard let replacements = jsonReplacements(bytes, embeddedDepth: embeddedDepth) else { return nil }
         guard !replacements.isEmpty else { return bytes }
-        replacements.sort { $0.0.lowerBound < $1.0.lowerBound }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var copied = 0
@@ -75,6 +65,28 @@ extension Redactor {
         out += bytes[copied...]
         return out
     }
+
+    /// What `redactJSONBytes` splices into `bytes`: each secret value's span with the quoted
+    /// placeholder, each embedded document's span with its redacted literal, in order and
+    /// disjoint; nil when the bytes are not one JSON document.
+    func jsonReplacements(_ bytes: [UInt8], embeddedDepth: Int = 0) -> [(Range<Int>, [UInt8])]? {
+        var scanner = JSONByteScanner(bytes: bytes)
+        guard let spans = scanner.secretValueSpans(isSecret: policy.isSensitiveField) else { return nil }
+        // One array for every span (arrays are shared until written), not one built per span.
+        let quoted = Redactor.quotedPlaceholder
+        var replacements: [(Range<Int>, [UInt8])] = spans.secret.map { ($0, quoted) }
+        guard embeddedDepth < Redactor.maxEmbeddedDepth, !spans.embedded.isEmpty else { return replacements }
+        for span in spans.embedded {
+            if let redacted = redactEmbeddedJSON(Array(bytes[span]), embeddedDepth: embeddedDepth) {
+                replacements.append((span, redacted))
+            }
+        }
+        replacements.sort { $0.0.lowerBound < $1.0.lowerBound }
+        return replacements
+    }
+
+    /// `"[redacted]"` with its quotes, as a JSON value.
+    static let quotedPlaceholder = Array("\"\(Redactor.placeholder)\"".utf8)
 
     /// A JSON string literal holding a JSON document, with the document redacted, as a string
     /// literal again; nil when nothing in it changed.
@@ -109,6 +121,7 @@ private struct JSONByteScanner {
         var embedded: [Range<Int>] = []
         var stack: [Container] = []
         var state = State.value
+        var verdicts = KeyVerdicts()
         skipWhitespace()
         guard let first = peek, first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else { return nil }
         while true {
@@ -140,13 +153,13 @@ private struct JSONByteScanner {
             case .key:
                 let keyStart = index
                 guard peek == UInt8(ascii: "\""), skipString() else { return nil }
-                let key = decodeKey(keyStart..<index)
+                let secret = verdicts.isSecret(bytes[keyStart..<index]) { decodeKey(keyStart..<index).map(isSecret) }
                 skipWhitespace()
                 guard peek == UInt8(ascii: ":") else { return nil }
                 index += 1
                 skipWhitespace()
                 state = .value
-                if let key, isSecret(key), let byte = peek, canHoldSecret(byte) {
+                if secret, let byte = peek, canHoldSecret(byte) {
                     let start = index
                     guard skipWholeValue() else { return nil }
                     spans.append(start..<index)
@@ -254,5 +267,25 @@ private struct JSONByteScanner {
             index += 1
         }
         return false
+    }
+}
+
+/// The secret-or-not verdict of each distinct member name (as its raw bytes, escapes and quotes
+/// included), so that an array of a million records judges its handful of names once each
+/// rather than once a record (`RedactionPolicy.isSensitiveField` splits and joins words).
+/// Holds at most `capacity` names: past that a name is judged each time, so a hostile body of
+/// ever new names costs time, not memory.
+struct KeyVerdicts {
+    private var known: [[UInt8]: Bool] = [:]
+    private static let capacity = 4096
+
+    /// The verdict on `raw`, from `judge` the first time (nil, a key that cannot be decoded,
+    /// counts as not secret).
+    mutating func isSecret(_ raw: ArraySlice<UInt8>, _ judge: () -> Bool?) -> Bool {
+        let key = Array(raw)
+        if let verdict = known[key] { return verdict }
+        let verdict = judge() ?? false
+        if known.count < KeyVerdicts.capacity { known[key] = verdict }
+        return verdict
     }
 }
