@@ -33,7 +33,7 @@ import Testing
                 "$UD" copy -q < "$WORK/in" || exit 10
                 xclip -o -selection clipboard -t application/octet-stream > "$WORK/out" || exit 11
                 cmp "$WORK/in" "$WORK/out" || exit 12
-                # A pipe: read without knowing the size, the block grown as the bytes come.
+                # A pipe: read without knowing the size, into the block reserved for the limit.
                 head -c 3000001 /dev/urandom | tee "$WORK/in2" | "$UD" copy -q || exit 13
                 xclip -o -selection clipboard -t application/octet-stream > "$WORK/out2" || exit 14
                 cmp "$WORK/in2" "$WORK/out2" || exit 15
