@@ -33,7 +33,7 @@ import Testing
                 "$UD" copy -q < "$WORK/in" || exit 10
                 xclip -o -selection clipboard -t application/octet-stream > "$WORK/out" || exit 11
                 cmp "$WORK/in" "$WORK/out" || exit 12
-                # A pipe: read without knowing the size, the block grown as the bytes come.
+                # A pipe: read without knowing the size, into the block reserved for the limit.
                 head -c 3000001 /dev/urandom | tee "$WORK/in2" | "$UD" copy -q || exit 13
                 xclip -o -selection clipboard -t application/octet-stream > "$WORK/out2" || exit 14
                 cmp "$WORK/in2" "$WORK/out2" || exit 15
@@ -91,6 +91,54 @@ import Testing
         #expect(!result.out.contains("Fatal error"), "\(result)")
     }
 
+    @Test func everyKindOfStandardInputIsServedExactly() throws {
+        // A FIFO (widened like a pipe), a regular file of text whose 4-byte characters straddle
+        // the 1 MiB reads (offered as text), the same with one invalid byte at its end (offered
+        // as bytes only), and a file another process appends to while it is read (what is
+        // served is a prefix of the final file, at least what it held when the copy started).
+        try withXvfb { x in
+            let result = try bash(
+                """
+                head -c 5000000 /dev/urandom > "$WORK/src" && mkfifo "$WORK/fifo"
+                cat "$WORK/src" > "$WORK/fifo" & writer=$!
+                "$UD" copy -q < "$WORK/fifo" || exit 10
+                wait $writer
+                xclip -o -selection clipboard -t application/octet-stream | cmp - "$WORK/src" || exit 11
+                python3 -c 'import sys; sys.stdout.write("a" + "\\U0001F600" * 1500000)' > "$WORK/text"
+                "$UD" copy -q < "$WORK/text" || exit 12
+                xclip -o -selection clipboard | cmp - "$WORK/text" || exit 13
+                xclip -o -selection clipboard -t TARGETS | grep -qx UTF8_STRING || exit 14
+                printf '\\377' | cat "$WORK/text" - > "$WORK/bad"
+                "$UD" copy -q < "$WORK/bad" || exit 15
+                xclip -o -selection clipboard -t application/octet-stream | cmp - "$WORK/bad" || exit 16
+                xclip -o -selection clipboard -t TARGETS | grep -qx UTF8_STRING && exit 17
+                head -c 3000000 /dev/urandom > "$WORK/grows"
+                ( for i in 1 2 3 4 5 6 7 8; do head -c 1000000 /dev/urandom; done >> "$WORK/grows" ) & writer=$!
+                "$UD" copy -q < "$WORK/grows" || exit 18
+                wait $writer
+                xclip -o -selection clipboard -t application/octet-stream > "$WORK/served" || exit 19
+                size=$(stat -c %s "$WORK/served")
+                [ "$size" -ge 3000000 ] || exit 20
+                head -c "$size" "$WORK/grows" | cmp - "$WORK/served" || exit 21
+                echo ok
+                """, on: x)
+            #expect(result.status == 0 && result.out == "ok\n", "\(result)")
+        }
+    }
+
+    @Test func anEndlessDeviceUnderAMemoryLimitIsExit65() throws {
+        // /dev/zero is neither a file of known size nor a pipe: it is read until the memory
+        // the process may reserve is full, then refused with a message (never a trap).
+        let result = try bash(
+            """
+            ulimit -v 300000
+            "$UD" copy < /dev/zero 2> "$WORK/err"
+            echo "status=$?"; cat "$WORK/err"
+            """)
+        #expect(result.out.hasPrefix("status=65\n"), "\(result)")
+        #expect(result.out.contains("standard input is too large to hold in memory"), "\(result)")
+    }
+
     /// Records a response whose body is `kind` (text with 4-byte characters across every chunk
     /// boundary and a token, or binary with NUL bytes) of about 6 MiB; writes it to $WORK/body.
     func recordLargeBody(_ kind: String) throws {
@@ -100,7 +148,7 @@ import Testing
             import base64, json, os, sys
             work, kind = sys.argv[1], sys.argv[2]
             if kind == "text":
-                body = ('{"token":"canary-7f3a9c-tok","rows":"x' + "\U0001F600" * 1600000 + '"}').encode()
+                body = ('{"token":"canary-7f3a9c-tok","rows":"x' + "\\U0001F600" * 1600000 + '"}').encode()
                 response = {"status": 200, "headers": {"Content-Type": "application/json"}, "body": body.decode()}
             else:
                 body = os.urandom(6000000) + b"\0\0"

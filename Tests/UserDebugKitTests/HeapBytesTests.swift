@@ -25,6 +25,27 @@ import Testing
         #expect(Payload(block: block, kind: .binary) == Payload(bytes: bytes, kind: .binary))
     }
 
+    @Test func aRegularFileIsReadWholeAndCheckedForUTF8AcrossItsReads() throws {
+        // 5 MiB and more (huge pages past the first 2 MiB); the 1-byte prefix makes 4-byte
+        // characters straddle every 1 MiB read.
+        let text = Array(("a" + String(repeating: "😀", count: 1_400_000)).utf8)
+        for (bytes, valid) in [(text, true), (text + [0xFF], false), (Array(text.dropLast()), false)] {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("heapbytes-\(UUID())").path
+            defer { unlink(path) }
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            let fd = open(path, O_RDONLY)
+            try #require(fd >= 0)
+            defer { close(fd) }
+            let block = try HeapBytes.read(FileDescriptor(fd), limit: 1 << 30)
+            #expect(block.count == bytes.count)
+            #expect(block.bytes.elementsEqual(bytes))
+            #expect(block.isValidUTF8 == valid)
+        }
+        let binary = try pipe([0x41, 0xC0, 0x80])
+        defer { close(binary.rawValue) }
+        #expect(try HeapBytes.read(binary, limit: 10).isValidUTF8 == false)
+    }
+
     @Test func moreThanTheLimitIsTooLargeAndExactlyTheLimitIsNot() throws {
         let bytes = [UInt8](repeating: 0, count: 100_000)
         let over = try pipe(bytes)

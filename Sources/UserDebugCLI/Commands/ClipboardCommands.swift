@@ -33,10 +33,10 @@ enum ClipboardCommands {
         ],
         maxPositionals: 0
     ) { invocation in
-        // Read once into the block the owner serves: no second copy of a large input.
+        // Read once into the block the owner serves: no second copy of a large input, and the
+        // UTF-8 check made while reading, not in a second pass.
         let block = try InputReader.readBlock("-", limit: 1 << 31)
-        let kind: Payload.Kind =
-            invocation.arguments.has("json") ? .json : (isValidUTF8(block.bytes) ? .text : .binary)
+        let kind: Payload.Kind = invocation.arguments.has("json") ? .json : (block.isValidUTF8 ? .text : .binary)
         let payload = Payload(block: block, kind: kind, isSecret: invocation.arguments.has("secret"))
         try OutputRouter(invocation: invocation).copy(payload, to: try selection(invocation))
     }
