@@ -22,6 +22,8 @@ final class Daemon {
     private(set) var config: Config
     private(set) var active: [Active] = []
     private var children: Set<Int32> = []
+    /// The store's connection, kept from one press to the next.
+    private let storeKeeper = StoreKeeper()
     private let watch: ConfigWatch?
 
     init(keys: X11Keys, host: X11SelectionHost?, display: String, config: Config, invocation: Invocation) {
@@ -159,6 +161,7 @@ final class Daemon {
         }
         let changed = fresh.hotkeys != config.hotkeys
         config = fresh
+        storeKeeper.drop()
         if changed {
             do throws(ClipboardError) { try grabAll() } catch { return ErrorReport.classify(error).1 }
         }
@@ -189,6 +192,7 @@ final class Daemon {
             let run = Invocation(arguments: parsed, environment: nil)
             run.exitsSoon = false
             run.selectionHost = host
+            run.storeKeeper = storeKeeper
             run.use(config: config)
             try ActionRun.perform(binding.action, invocation: run, origin: .key)
             finished(binding, nil)

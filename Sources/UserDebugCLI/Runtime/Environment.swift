@@ -35,6 +35,8 @@ final class Invocation: @unchecked Sendable {
     var exitsSoon = true
     /// The daemon's in-process selection owner, which its actions' X11 copies go to (nil: the CLI).
     var selectionHost: X11SelectionHost?
+    /// The daemon's store connection kept across key presses (nil: the CLI opens its own).
+    var storeKeeper: StoreKeeper?
     private var chosenBackend: BackendChoice?
 
     /// `environment` nil: the process's own, read variable by variable as needed (building a
@@ -114,8 +116,9 @@ final class Invocation: @unchecked Sendable {
     func storeForReading() throws -> SessionStore {
         if let writeStore { return writeStore }
         if let readStore { return readStore }
-        let store = try SessionStore.open(
-            path: paths.databasePath, mode: .readOnly, busyTimeoutMilliseconds: busyTimeout)
+        let store =
+            try storeKeeper?.store(path: paths.databasePath, busyTimeoutMilliseconds: busyTimeout)
+            ?? SessionStore.open(path: paths.databasePath, mode: .readOnly, busyTimeoutMilliseconds: busyTimeout)
         readStore = store
         report(store.warnings)
         return store
