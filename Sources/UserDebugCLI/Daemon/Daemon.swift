@@ -24,6 +24,9 @@ final class Daemon {
     private var children: Set<Int32> = []
     /// The store's connection, kept from one press to the next.
     private let storeKeeper = StoreKeeper()
+    /// The process's environment, read once (it does not change while the daemon runs): each
+    /// press's action is given it instead of building the dictionary again.
+    private let environment = processEnvironment()
     private let watch: ConfigWatch?
 
     init(keys: X11Keys, host: X11SelectionHost?, display: String, config: Config, invocation: Invocation) {
@@ -189,7 +192,7 @@ final class Daemon {
             if let session = invocation.arguments.value("session") { arguments += ["--session", session] }
             let parsed = try ParsedArguments.parse(
                 Tokenizer.split(arguments), arguments: arguments, spec: RunCommand.spec)
-            let run = Invocation(arguments: parsed, environment: nil)
+            let run = Invocation(arguments: parsed, environment: environment)
             run.exitsSoon = false
             run.selectionHost = host
             run.storeKeeper = storeKeeper

@@ -16,17 +16,18 @@ import UserDebugKit
 /// the connection was opened, taken as `CurrentSessionCache` takes them. A store renamed into
 /// place, moved away, or written by anything but SQLite (a commit in WAL mode leaves the file
 /// alone; a checkpoint rewrites it, and the store is then opened again) gets a new connection,
-/// or the error a new open gives. The trust check runs on every press, as a new open makes it.
+/// or the error a new open gives. The trust check runs on every press, as a new open makes it (once).
 final class StoreKeeper {
     private var kept: (store: SessionStore, stamp: String)?
 
     /// The kept connection to `path` while it is still the store there; otherwise a new one,
     /// kept for the next press when it can be.
+    /// `trusted`: the caller ran `SessionStore.checkTrust` on `path` in this command already.
     /// - Throws: what `SessionStore.open` throws (the store missing, damaged, untrusted…).
-    func store(path: String, busyTimeoutMilliseconds: Int32) throws -> SessionStore {
+    func store(path: String, busyTimeoutMilliseconds: Int32, trusted: Bool = false) throws -> SessionStore {
         let stamp = Self.stamp(of: path)
         if let kept, let stamp, kept.stamp == stamp, kept.store.path == path {
-            _ = try SessionStore.checkTrust(path: path)
+            if !trusted { _ = try SessionStore.checkTrust(path: path) }
             return kept.store
         }
         kept = nil  // closes the old connection
