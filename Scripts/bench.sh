@@ -197,7 +197,10 @@ if [[ $what == all || $what == hotkey ]]; then
   mkdir -p "$hk/run" && chmod 700 "$hk/run"
   # Two homes, each with sessions a and b of different user identifiers: the userdebug contestants
   # alternate the current session before each press (not timed).
-  for home in home1 home2; do
+  # HOTKEY_BEFORE=BINARY: a fifth contestant, the daemon of another build (an earlier revision's
+  # `userdebug`, static), on its own server and home, interleaved with the others.
+  before_daemon=${HOTKEY_BEFORE:-}
+  for home in home1 home2 ${before_daemon:+home3}; do
     for which in a b; do
       sed "s/usr_8f14e45f/usr_${which}_$home/" config/sample-session.json >"$hk/$which.json"
       USERDEBUG_HOME=$hk/$home "$ud" session import "$hk/$which.json" --name "$which" -q
@@ -220,6 +223,13 @@ if [[ $what == all || $what == hotkey ]]; then
   helper_pids+=($!)
   DISPLAY=$d_floor "$hk/grabcopy" "$hk/value-floor" >"$hk/floor.out" &
   helper_pids+=($!)
+  before_spec=()
+  if [[ -n $before_daemon ]]; then
+    start_xvfb d_before
+    DISPLAY=$d_before USERDEBUG_HOME=$hk/home3 XDG_RUNTIME_DIR=$hk/run "$before_daemon" daemon 2>"$hk/before.log" &
+    helper_pids+=($!)
+    before_spec=("userdebug daemon ($before_daemon)=$d_before=session:$hk/home3:usr_a_home3:usr_b_home3")
+  fi
   for _ in $(seq 100); do grep -q 'daemon: pid' "$hk/daemon.log" && grep -q ready "$hk/floor.out" && break; sleep 0.05; done
   sleep 1 # sxhkd says nothing once it has grabbed its keys
   echo "daemon on $d_daemon, sxhkd+userdebug on $d_sxhkd_ud, sxhkd+xclip on $d_sxhkd_xclip, XGrabKey floor on $d_floor"
@@ -227,7 +237,7 @@ if [[ $what == all || $what == hotkey ]]; then
     "userdebug daemon=$d_daemon=session:$hk/home1:usr_a_home1:usr_b_home1" \
     "XGrabKey floor (C, Xlib)=$d_floor=file:$hk/value-floor" \
     "sxhkd + userdebug copy-id=$d_sxhkd_ud=session:$hk/home2:usr_a_home2:usr_b_home2" \
-    "sxhkd + xclip=$d_sxhkd_xclip=file:$hk/value-xclip"
+    "sxhkd + xclip=$d_sxhkd_xclip=file:$hk/value-xclip" "${before_spec[@]}"
 fi
 
 if [[ $what == profile ]]; then

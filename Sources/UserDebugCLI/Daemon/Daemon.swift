@@ -22,6 +22,11 @@ final class Daemon {
     private(set) var config: Config
     private(set) var active: [Active] = []
     private var children: Set<Int32> = []
+    /// The store's connection, kept from one press to the next.
+    private let storeKeeper = StoreKeeper()
+    /// The process's environment, read once (it does not change while the daemon runs): each
+    /// press's action is given it instead of building the dictionary again.
+    private let environment = processEnvironment()
     private let watch: ConfigWatch?
 
     init(keys: X11Keys, host: X11SelectionHost?, display: String, config: Config, invocation: Invocation) {
@@ -159,6 +164,7 @@ final class Daemon {
         }
         let changed = fresh.hotkeys != config.hotkeys
         config = fresh
+        storeKeeper.drop()
         if changed {
             do throws(ClipboardError) { try grabAll() } catch { return ErrorReport.classify(error).1 }
         }
@@ -186,9 +192,10 @@ final class Daemon {
             if let session = invocation.arguments.value("session") { arguments += ["--session", session] }
             let parsed = try ParsedArguments.parse(
                 Tokenizer.split(arguments), arguments: arguments, spec: RunCommand.spec)
-            let run = Invocation(arguments: parsed, environment: nil)
+            let run = Invocation(arguments: parsed, environment: environment)
             run.exitsSoon = false
             run.selectionHost = host
+            run.storeKeeper = storeKeeper
             run.use(config: config)
             try ActionRun.perform(binding.action, invocation: run, origin: .key)
             finished(binding, nil)

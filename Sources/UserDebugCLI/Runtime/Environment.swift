@@ -35,6 +35,10 @@ final class Invocation: @unchecked Sendable {
     var exitsSoon = true
     /// The daemon's in-process selection owner, which its actions' X11 copies go to (nil: the CLI).
     var selectionHost: X11SelectionHost?
+    /// The daemon's store connection kept across key presses (nil: the CLI opens its own).
+    var storeKeeper: StoreKeeper?
+    /// Whether this command already ran the store's trust check (the kept store then skips it).
+    private var trustChecked = false
     private var chosenBackend: BackendChoice?
 
     /// `environment` nil: the process's own, read variable by variable as needed (building a
@@ -143,8 +147,10 @@ final class Invocation: @unchecked Sendable {
     func storeForReading() throws -> SessionStore {
         if let writeStore { return writeStore }
         if let readStore { return readStore }
-        let store = try SessionStore.open(
-            path: paths.databasePath, mode: .readOnly, busyTimeoutMilliseconds: busyTimeout)
+        let store =
+            try storeKeeper?.store(
+                path: paths.databasePath, busyTimeoutMilliseconds: busyTimeout, trusted: trustChecked)
+            ?? SessionStore.open(path: paths.databasePath, mode: .readOnly, busyTimeoutMilliseconds: busyTimeout)
         readStore = store
         report(store.warnings)
         return store
@@ -184,6 +190,7 @@ final class Invocation: @unchecked Sendable {
         if fromCopy && readStore == nil && writeStore == nil {
             // Before the copy is read: it lies beside the store and is trusted no more than the store.
             let warnings = try SessionStore.checkTrust(path: path)
+            trustChecked = true
             let copy = CurrentSessionCache.lookup(databasePath: path)
             if let cached = copy.session {
                 report(warnings)

@@ -36,22 +36,24 @@ extension SessionStore {
     /// The read-only connection for the store at `path`, which exists: an immutable view when
     /// there is no `-wal`, a private copy when there is no `-shm`, else SQLite's own reader.
     static func openForReading(_ path: String, busyTimeoutMilliseconds: Int32) throws(StoreError) -> (
-        database: Database, warnings: [String]
+        database: Database, warnings: [String], followsCommits: Bool
     ) {
         // SQLite keeps -wal and -shm beside the file a symbolic link leads to: look there.
         let files = resolvedPath(path)
         if FileStatus(path: files + "-wal") == nil,
             let view = try openWithoutWAL(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         {
-            return (view, [])
+            return (view, [], false)
         }
         if FileStatus(path: files + "-shm") == nil {
             let database = try openSnapshot(of: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            return (database, ["read a private copy of \(path): \(path)-shm is missing and a read creates no file"])
+            return (
+                database, ["read a private copy of \(path): \(path)-shm is missing and a read creates no file"], false
+            )
         }
         let database = try Database(path: path, readOnly: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         try Migrations.validateReadOnly(database)
-        return (database, [])
+        return (database, [], true)
     }
 
     /// An `immutable=1` connection to `path` under an OFD shared lock (see above); nil when a

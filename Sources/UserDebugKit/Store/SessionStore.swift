@@ -35,13 +35,21 @@ public final class SessionStore: @unchecked Sendable {
     /// responses dropped first). Not applied by read-only stores, which cannot write.
     public var retention: RetentionPolicy = RetentionPolicy()
 
+    /// Whether each read sees what was committed since the store was opened: SQLite's own
+    /// connection (through `-wal` and `-shm`). False for the views a read-only open falls back on
+    /// (an `immutable=1` view of a store without `-wal`, a private copy of one without `-shm`):
+    /// those show the store as it was when opened, so only such a store may be kept open and
+    /// read again later (the hotkey daemon does).
+    public let followsCommits: Bool
+
     /// The connection; internal so tests can inspect the schema and query plans.
     let database: Database
 
-    private init(path: String, database: Database, warnings: [String]) {
+    private init(path: String, database: Database, warnings: [String], followsCommits: Bool = true) {
         self.path = path
         self.database = database
         self.warnings = warnings
+        self.followsCommits = followsCommits
     }
 
     /// Refuses a store that someone else could change or replace, before anything is read from or
@@ -109,7 +117,9 @@ public final class SessionStore: @unchecked Sendable {
         switch mode {
         case .readOnly:
             let opened = try openForReading(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
-            return SessionStore(path: path, database: opened.database, warnings: warnings + opened.warnings)
+            return SessionStore(
+                path: path, database: opened.database, warnings: warnings + opened.warnings,
+                followsCommits: opened.followsCommits)
         case .readWrite:
             let database = try Database(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             do {
