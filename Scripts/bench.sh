@@ -106,6 +106,11 @@ if [[ $what == before ]]; then
   echo; echo "### the same, interleaved (every round runs each command once, rotating the order)"
   USERDEBUG_HOME=$work/hot python3 Scripts/interleave.py "$runs" \
     "$old copy-id --to clipboard -q" "$ud copy-id --to clipboard -q"
+  echo; echo "### warm copies, in alternating blocks (each binary's copies handed to its own owner; 10 a block)"
+  # hyperfine's blocks above run each command's repetitions back to back, so a load that changes
+  # between them (a build starting) lands on one side; here the blocks alternate.
+  USERDEBUG_HOME=$work/hot python3 Scripts/interleave.py --block 10 "$(( (runs + 9) / 10 ))" \
+    "$old copy-id --to clipboard -q" "$ud copy-id --to clipboard -q"
   echo; echo "### instructions of the copying process (callgrind; independent of the machine's load)"
   # Logs to files, not a pipe: the owner forked under valgrind keeps its log descriptor open.
   # Only the copying process has exited (and written its count) when valgrind returns.

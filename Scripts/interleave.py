@@ -9,6 +9,15 @@ starting command rotating, and the medians of the wall times are compared. Each 
 like a shell word list (shlex) and run directly, stdout and stderr to /dev/null; the time
 includes process creation, as with `hyperfine -N`. Leading NAME=value words set the command's
 environment (no extra exec).
+
+    interleave.py --block N ROUNDS CMD [CMD ...]
+
+Blocks instead: every round runs each command N + 1 times in a row (the starting command
+rotating) and drops the first of each block. A copy that reuses its own resident owner is warm
+only while the previous copy was its own, so back-to-back copies of one binary are measured like
+this, interleaved with the other's. The table then also gives the median CPU time (user + system
+of the command, from wait4) and the median wall minus CPU: the time the command waited (for the
+owner, the X server, the scheduler) rather than ran.
 """
 import os
 import shlex
@@ -18,8 +27,12 @@ import time
 
 
 def main():
-    rounds = int(sys.argv[1])
-    commands = sys.argv[2:]
+    args = sys.argv[1:]
+    block = 0
+    if args[:1] == ["--block"]:
+        block, args = int(args[1]), args[2:]
+    rounds = int(args[0])
+    commands = args[1:]
     argvs, envs = [], []
     for c in commands:
         words = shlex.split(c)
@@ -34,22 +47,37 @@ def main():
     devnull = os.open("/dev/null", os.O_RDWR)
     actions = [(os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)]
     times = [[] for _ in argvs]
+    waited = [[] for _ in argvs]
     for r in range(rounds):
         order = list(range(len(argvs)))
         order = order[r % len(order):] + order[:r % len(order)]
         for i in order:
-            start = time.perf_counter_ns()
-            pid = os.posix_spawnp(argvs[i][0], argvs[i], envs[i], file_actions=actions)
-            _, status = os.waitpid(pid, 0)
-            times[i].append((time.perf_counter_ns() - start) / 1e6)
-            if status != 0:
-                sys.exit(f"interleave.py: {commands[i]!r} failed (wait status {status})")
+            for repeat in range(block + 1 if block else 1):
+                start = time.perf_counter_ns()
+                pid = os.posix_spawnp(argvs[i][0], argvs[i], envs[i], file_actions=actions)
+                _, status, usage = os.wait4(pid, 0)
+                wall = (time.perf_counter_ns() - start) / 1e6
+                if status != 0:
+                    sys.exit(f"interleave.py: {commands[i]!r} failed (wait status {status})")
+                if block and repeat == 0:
+                    continue  # the block's first run: cold
+                times[i].append(wall)
+                waited[i].append(wall - (usage.ru_utime + usage.ru_stime) * 1e3)
     first = statistics.median(times[0])
-    print("| command | median [ms] | runs | median ÷ first |")
-    print("|:---|---:|---:|---:|")
-    for command, t in zip(commands, times):
+    if block:
+        print("| command | median [ms] | median CPU [ms] | median wall − CPU [ms] | runs | median ÷ first |")
+        print("|:---|---:|---:|---:|---:|---:|")
+    else:
+        print("| command | median [ms] | runs | median ÷ first |")
+        print("|:---|---:|---:|---:|")
+    for command, t, w_ in zip(commands, times, waited):
         median = statistics.median(t)
-        print(f"| `{command}` | {median:.2f} | {len(t)} | {median / first:.2f} |")
+        if block:
+            used = statistics.median(a - b for a, b in zip(t, w_))
+            print(f"| `{command}` | {median:.2f} | {used:.2f} | {statistics.median(w_):.2f} | {len(t)} "
+                  f"| {median / first:.2f} |")
+        else:
+            print(f"| `{command}` | {median:.2f} | {len(t)} | {median / first:.2f} |")
 
 
 if __name__ == "__main__":
