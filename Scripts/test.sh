@@ -47,11 +47,13 @@ quiet_link() { grep -v 'Cannot export local symbol' || true; }
 if [[ ${USERDEBUG_SANITIZERS:-1} != 0 ]]; then
   echo "test.sh: the suite under AddressSanitizer (.build/asan)" >&2
   swift build --build-tests --sanitize address --scratch-path .build/asan "${c_warnings[@]}" 2>&1 | quiet_link
-  # The one test that runs userdebug under `ulimit -v` stays out: ASan reserves terabytes of
-  # address space for its shadow memory, so an ASan build cannot start under that limit at all
-  # (the normal run above has the test).
+  # The tests that run userdebug under `ulimit -v` stay out: ASan reserves terabytes of address
+  # space for its shadow memory, so an ASan build cannot start under that limit at all (the normal
+  # run above has them).
+  under_ulimit='anInputBeyondTheMemoryLimitIsExit65WithAMessageNotATrap|anEndlessDeviceUnderAMemoryLimitIsExit65'
+  under_ulimit+='|aBodyThatCannotBeHeldIsExit74WithAMessageNotATrap'
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 Scripts/reaper.py -- swift test --skip-build --sanitize address \
-    --scratch-path .build/asan --skip anInputBeyondTheMemoryLimitIsExit65WithAMessageNotATrap "$@"
+    --scratch-path .build/asan --skip "$under_ulimit" "$@"
   echo "test.sh: store, deferred actions and owners under ThreadSanitizer (.build/tsan)" >&2
   swift build --build-tests --sanitize thread --scratch-path .build/tsan "${c_warnings[@]}" 2>&1 | quiet_link
   Scripts/reaper.py -- swift test --skip-build --sanitize thread --scratch-path .build/tsan \
