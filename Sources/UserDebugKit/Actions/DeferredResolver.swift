@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Resolves deferred elements concurrently, each against its own deadline, and never waits
 /// longer than the largest timeout.
 ///
@@ -91,7 +89,7 @@ enum DeferredResolver {
 
 /// Where resolver tasks post their outcomes and the caller waits for them.
 private final class ResultBoard: Sendable {
-    private let states: Mutex<[DeferredElement.State?]>
+    private let states: ThreadLock<[DeferredElement.State?]>
     private let posted = WakeSignal()
     private let ids: [String]
     private let progress: (@Sendable (String, DeferredElement.State) -> Void)?
@@ -99,7 +97,7 @@ private final class ResultBoard: Sendable {
     init(ids: [String], progress: (@Sendable (String, DeferredElement.State) -> Void)?) {
         self.ids = ids
         self.progress = progress
-        states = Mutex(Array(repeating: nil, count: ids.count))
+        states = ThreadLock(Array(repeating: nil, count: ids.count))
     }
 
     /// Records an outcome; one that comes after its own deadline counts as timed out.

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One menu, from request to end, emitting `MenuEvent`s in the documented order (see
 /// `MenuEvent`). The host drives it: `request` → `display` → (`resolveDeferred`) → `perform`
 /// or `cancel`. Steps taken out of order throw `MenuError.outOfOrder` instead of emitting events
@@ -15,11 +13,11 @@ public final class MenuSession: Sendable {
     /// What the actions work on.
     public let context: ActionContext
 
-    private let state: Mutex<(tree: [MenuElement], stage: Stage)>
+    private let state: ThreadLock<(tree: [MenuElement], stage: Stage)>
     private let observers: [MenuObserver]
 
     private init(elements: [MenuElement], context: ActionContext, observers: [MenuObserver]) {
-        self.state = Mutex((elements, .built))
+        self.state = ThreadLock((elements, .built))
         self.context = context
         self.observers = observers
     }

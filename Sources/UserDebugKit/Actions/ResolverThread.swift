@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -24,7 +22,7 @@ final class ResolverThread: TaskExecutor, Sendable {
         case end
     }
 
-    private let queue = Mutex(Queue())
+    private let queue = ThreadLock(Queue())
     private let wake = WakeSignal()
 
     /// Starts the thread.
