@@ -29,7 +29,7 @@ enum ActionRun {
     /// The built-in ids: their providers need no config file, so running one of them builds no
     /// config or backend section (delivering the payload still reads the file's `output` and
     /// `clipboard` settings).
-    static let builtinIDs = Set(UserActionProvider.actionIDs + ResponseLogProvider.actionIDs)
+    static let builtinIDs = UserActionProvider.actionIDs + ResponseLogProvider.actionIDs
 
     /// Requests a menu, displays it (headless), performs `id`, delivers the payload through
     /// `OutputRouter`. Single-threaded unless `id` is only found after resolving deferred
@@ -91,7 +91,7 @@ enum MenuSources {
         let session = try invocation.session(fromCopy: true)
         return ActionContext(
             session: session,
-            environment: invocation.environment,
+            environment: invocation.environmentSource,
             redactor: { try invocation.redactor(for: session) },
             classifier: {
                 let secrets = [session.token].compactMap { $0 }.filter { !$0.isEmpty }

@@ -10,9 +10,14 @@ func processEnvironment() -> [String: String] {
     var result: [String: String] = [:]
     var cursor = environ
     while let entry = cursor.pointee {
-        let pair = String(cString: entry)
-        if let equals = pair.firstIndex(of: "=") {
-            result[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        // Split at the first `=` on the bytes: `firstIndex(of:)` on the String walks Characters
+        // (grapheme breaking), which cost a hotkey run more than the rest of this function.
+        if let equals = strchr(entry, 0x3D) {
+            let nameLength = entry.distance(to: equals)
+            let name = entry.withMemoryRebound(to: UInt8.self, capacity: nameLength) {
+                String(decoding: UnsafeBufferPointer(start: $0, count: nameLength), as: UTF8.self)
+            }
+            result[name] = String(cString: equals + 1)
         }
         cursor += 1
     }
@@ -121,6 +126,14 @@ final class Invocation: @unchecked Sendable {
             }
         }
         try clipboard(policy: policy).copy(payload, to: selection, options: options)
+    }
+
+    /// The whole environment, built afresh each time it is called and touching no state of this
+    /// invocation (a deferred section may call it from the resolver thread): for the
+    /// `ActionContext`, whose actions rarely read it.
+    var environmentSource: @Sendable () -> [String: String] {
+        if let givenEnvironment { return { givenEnvironment } }
+        return { processEnvironment() }
     }
 
     /// The whole environment, for commands that hand it on (config actions, the backend fetch).

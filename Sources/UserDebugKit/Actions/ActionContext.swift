@@ -5,8 +5,14 @@
 public struct ActionContext: Sendable {
     /// The session the menu is for.
     public var session: Session
-    /// The process environment handed to action commands (PATH, DISPLAY, …).
-    public var environment: [String: String]
+    /// The process environment handed to action commands (PATH, DISPLAY, …). Built only when
+    /// an action reads it: `copy-id` on the hotkey path never does.
+    public var environment: [String: String] {
+        get { environmentValue ?? makeEnvironment?() ?? [:] }
+        set { environmentValue = newValue }
+    }
+    private var environmentValue: [String: String]?
+    private let makeEnvironment: (@Sendable () -> [String: String])?
     private let makeRedactor: @Sendable () throws -> Redactor?
     private let makeClassifier: (@Sendable () throws -> Redactor)?
     private let findResponse: @Sendable (ResponseSelector) throws -> BackendResponse?
@@ -23,7 +29,25 @@ public struct ActionContext: Sendable {
         responses: @escaping @Sendable (ResponseSelector) throws -> BackendResponse?
     ) {
         self.session = session
-        self.environment = environment
+        self.environmentValue = environment
+        self.makeEnvironment = nil
+        self.makeRedactor = redactor
+        self.makeClassifier = classifier
+        self.findResponse = responses
+    }
+
+    /// A context whose environment is built by `environment` each time an action reads it (never,
+    /// for most actions), rather than before the menu opens.
+    public init(
+        session: Session,
+        environment: @escaping @Sendable () -> [String: String],
+        redactor: @escaping @Sendable () throws -> Redactor?,
+        classifier: (@Sendable () throws -> Redactor)? = nil,
+        responses: @escaping @Sendable (ResponseSelector) throws -> BackendResponse?
+    ) {
+        self.session = session
+        self.environmentValue = nil
+        self.makeEnvironment = environment
         self.makeRedactor = redactor
         self.makeClassifier = classifier
         self.findResponse = responses
