@@ -31,6 +31,25 @@ import Testing
         }
     }
 
+    /// Small menus are searched pairwise, larger ones through a set: both name every shared id
+    /// once, in the order the menu first repeats them.
+    @Test(arguments: [3, 31, 32, 33, 100])
+    func sharedIdsAreNamedOnceWhateverTheMenusSize(_ count: Int) throws {
+        let ids = (0..<count).map { "a\($0)" } + ["a1", "a0", "a1"]
+        let provider = ActionProvider(name: "many", ids.map { ActionFixtures.action($0) })
+        let error = try #require(throws: MenuError.self) {
+            try MenuSession.request(providers: [provider], context: { ActionFixtures.context() })
+        }
+        guard case .duplicateIDs(let shared) = error else {
+            Issue.record("not a duplicate-id error: \(error)")
+            return
+        }
+        #expect(shared == ["a1", "a0"])
+        let distinct = ActionProvider(name: "distinct", (0..<count).map { ActionFixtures.action("a\($0)") })
+        let menu = try MenuSession.request(providers: [distinct], context: { ActionFixtures.context() })
+        #expect(menu.elements.count == count)
+    }
+
     @Test func theUserProviderCopiesIdentifierAndNameAndDumpsRedactedJSON() throws {
         #expect(try perform("copy-id", providers: [UserActionProvider()]) == Payload(text: "usr_1"))
         #expect(try perform("copy-name", providers: [UserActionProvider()]) == Payload(text: "Zoë"))

@@ -90,6 +90,19 @@ func malformedJSONIsRefusedWithItsPosition(_ bad: BadJSON) throws {
     #expect((error.line, error.column, error.offset) == (bad.line, bad.column, bad.offset), "\(error)")
 }
 
+/// Objects under 16 members are searched for a repeated name, larger ones through a set: a
+/// repeat is refused at its own position either way, and distinct names are all kept.
+@Test(arguments: [2, 15, 16, 17, 60])
+func aRepeatedNameIsRefusedWhateverTheObjectsSize(_ count: Int) throws {
+    let members = (0..<count).map { "\"k\($0)\":\($0)" }
+    let distinct = "{" + members.joined(separator: ",") + "}"
+    #expect(parseError(distinct) == nil)
+    let repeated = "{" + members.joined(separator: ",") + ",\"k1\":0}"
+    let error = try #require(parseError(repeated))
+    #expect(error.reason.contains("duplicate key \"k1\""), "\(error)")
+    #expect(error.column == distinct.count + 1, "\(error)")
+}
+
 @Test func nestingTenThousandDeepIsRefusedWithoutRecursingIntoIt() throws {
     let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
     let error = try #require(parseError(deep))

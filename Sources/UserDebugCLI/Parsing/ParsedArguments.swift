@@ -1,17 +1,21 @@
 /// What a command received: option values by name, flags, positional arguments.
+///
+/// Held in plain arrays searched in order: a command line has a handful of options, and the
+/// first hashed collection of a run costs the hotkey path a scan of every protocol conformance
+/// in the binary.
 struct ParsedArguments: Sendable {
-    private(set) var values: [String: [String]] = [:]
-    private(set) var flags: Set<String> = []
+    private(set) var values: [(name: String, value: String)] = []
+    private(set) var flags: [String] = []
     private(set) var positionals: [String] = []
 
     /// Whether a flag was given.
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 
     /// The last value of an option.
-    func value(_ name: String) -> String? { values[name]?.last }
+    func value(_ name: String) -> String? { values.last { $0.name == name }?.value }
 
     /// Every value of a repeatable option, in order.
-    func all(_ name: String) -> [String] { values[name] ?? [] }
+    func all(_ name: String) -> [String] { values.filter { $0.name == name }.map(\.value) }
 
     /// Scans `tokens` against the options of `spec` (plus the global ones).
     static func parse(_ tokens: [Token], arguments: [String], spec: CommandSpec) throws(UsageError) -> ParsedArguments {
@@ -49,7 +53,7 @@ struct ParsedArguments: Sendable {
                 if inline != nil {
                     throw UsageError(message: "option '--\(option.name)' takes no value", command: spec.path)
                 }
-                parsed.flags.insert(option.name)
+                if !parsed.flags.contains(option.name) { parsed.flags.append(option.name) }
                 continue
             }
             let value: String
@@ -59,7 +63,7 @@ struct ParsedArguments: Sendable {
                 value = try valueAfter(option, at: position, in: tokens, arguments: arguments, spec: spec)
                 position += 1
             }
-            if !option.repeatable, parsed.values[option.name] != nil {
+            if !option.repeatable, parsed.value(option.name) != nil {
                 throw UsageError(message: "option '--\(option.name)' given more than once", command: spec.path)
             }
             do {
@@ -67,7 +71,7 @@ struct ParsedArguments: Sendable {
             } catch {
                 throw UsageError(message: error.message, command: spec.path)
             }
-            parsed.values[option.name, default: []].append(value)
+            parsed.values.append((option.name, value))
         }
         if parsed.positionals.count > spec.maxPositionals {
             let extra = parsed.positionals[spec.maxPositionals]

@@ -88,15 +88,25 @@ extension Array where Element == MenuElement {
 
     /// Every element id that occurs more than once, so composition can refuse ambiguous menus.
     var duplicateIDs: [String] {
-        var seen: Set<String> = []
-        var duplicates: [String] = []
+        var ids: [String] = []
         func walk(_ elements: [MenuElement]) {
             for element in elements {
-                if !seen.insert(element.id).inserted, !duplicates.contains(element.id) { duplicates.append(element.id) }
+                ids.append(element.id)
                 walk(element.children)
             }
         }
         walk(self)
+        var duplicates: [String] = []
+        // A small menu (the hotkey's) is searched pairwise: a set here was the hotkey path's first
+        // hashed collection, whose type costs a scan of every protocol conformance in the binary.
+        if ids.count <= 32 {
+            for (index, id) in ids.enumerated() where ids[..<index].contains(id) && !duplicates.contains(id) {
+                duplicates.append(id)
+            }
+        } else {
+            var seen: Set<String> = []
+            for id in ids where !seen.insert(id).inserted && !duplicates.contains(id) { duplicates.append(id) }
+        }
         return duplicates
     }
 }

@@ -157,11 +157,23 @@ private struct Cursor {
         }
     }
 
+    /// Whether `members` already has `key`; from 16 members on, `seen` holds their names.
+    private static func isDuplicate(_ key: String, among members: [JSONObject.Member], seen: inout Set<String>?)
+        -> Bool
+    {
+        if members.count < 16 { return members.contains { $0.key == key } }
+        if seen == nil { seen = Set(members.map(\.key)) }
+        return seen?.insert(key).inserted == false
+    }
+
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         if depth > maxDepth { throw error("nesting deeper than \(maxDepth) levels") }
         index += 1
         var members: [JSONObject.Member] = []
-        var seen = Set<String>()
+        // Duplicate names: searched in the members while the object is small, in a set beyond.
+        // A set for every object made the hotkey path's first hashed collection here, whose
+        // type costs a scan of every protocol conformance in the binary.
+        var seen: Set<String>?
         skipWhitespace()
         if !atEnd && bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -175,7 +187,9 @@ private struct Cursor {
             }
             let keyStart = index
             let key = try parseString()
-            if !seen.insert(key).inserted { throw error("duplicate key \"\(key)\"", at: keyStart) }
+            if Self.isDuplicate(key, among: members, seen: &seen) {
+                throw error("duplicate key \"\(key)\"", at: keyStart)
+            }
             skipWhitespace()
             guard !atEnd, bytes[index] == UInt8(ascii: ":") else {
                 throw error("unexpected \(describeCurrent()); expected ':' after a member name")

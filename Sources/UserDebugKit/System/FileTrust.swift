@@ -66,14 +66,16 @@ package enum FileTrust {
 
     private static func firstProblem(_ walk: Walk, ownLevels: Int) -> Problem? {
         if let failure = walk.failure { return failure }
-        var own: Set<String> = []
+        // A few paths, searched in order: a Set here was the hotkey path's first hashed
+        // collection, whose type costs a scan of every protocol conformance in the binary.
+        var own: [String] = []
         if walk.complete {
             var level = walk.resolved
             for _ in 0..<ownLevels {
-                own.insert(level)
+                own.append(level)
                 level = parent(of: level)
             }
-            if let directory = walk.finalLinkDirectory { own.insert(directory) }
+            if let directory = walk.finalLinkDirectory { own.append(directory) }
         }
         let me = geteuid()
         for entry in walk.entries {
