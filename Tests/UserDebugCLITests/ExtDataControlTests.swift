@@ -28,8 +28,8 @@ final class DataControlCompositor: @unchecked Sendable {
     }()
 
     /// Starts one offering ext_data_control_manager_v1 (`ext`) and/or zwlr_data_control_manager_v1
-    /// version 2 (`wlr`), and waits until its socket takes connections.
-    init(ext: Bool, wlr: Bool) throws {
+    /// at `wlrVersion` (`wlr`), and waits until its socket takes connections.
+    init(ext: Bool, wlr: Bool, wlrVersion: Int = 2) throws {
         var template = Array("/tmp/userdebug-dcc-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else {
             throw FixtureError(message: "mkdtemp failed: errno \(errno)")
@@ -37,7 +37,7 @@ final class DataControlCompositor: @unchecked Sendable {
         runtimeDir = String(cString: made)
         socket = runtimeDir + "/wayland-dc"
         logPath = runtimeDir + "/compositor.log"
-        let flags = (ext ? ["--ext"] : []) + (wlr ? ["--wlr"] : [])
+        let flags = (ext ? ["--ext"] : []) + (wlr ? ["--wlr", "--wlr-version", String(wlrVersion)] : [])
         do {
             process = try Spawned.start(
                 ["/usr/bin/python3", Self.script, socket, "--log", logPath] + flags,
@@ -138,10 +138,10 @@ final class DataControlCompositor: @unchecked Sendable {
         try home.ok(["session", "import", "-"], stdin: Samples.session)
     }
 
-    func withCompositor<R>(ext: Bool = true, wlr: Bool = true, _ body: (DataControlCompositor) throws -> R) throws
-        -> R
-    {
-        let compositor = try DataControlCompositor(ext: ext, wlr: wlr)
+    func withCompositor<R>(
+        ext: Bool = true, wlr: Bool = true, wlrVersion: Int = 2, _ body: (DataControlCompositor) throws -> R
+    ) throws -> R {
+        let compositor = try DataControlCompositor(ext: ext, wlr: wlr, wlrVersion: wlrVersion)
         defer { compositor.stop() }
         return try body(compositor)
     }
@@ -238,6 +238,20 @@ final class DataControlCompositor: @unchecked Sendable {
             #expect(result.status == 0, "\(result)")
             let ours = compositor.binds(by: "userdebug")
             #expect(ours.contains(Self.wlr) && !ours.contains { $0.hasPrefix("ext_") }, "\(compositor.logLines)")
+            #expect(try wlPaste(compositor).bytes == Array("usr_1".utf8))
+        }
+    }
+
+    /// zwlr version 1 has no primary selection: CLIPBOARD works, PRIMARY is refused with the reason.
+    @Test func withZwlrVersion1PrimaryIsRefusedWithTheReason() throws {
+        try withCompositor(ext: false, wlrVersion: 1) { compositor in
+            let primary = try home.run(["copy-id", "--to", "primary"], extraEnvironment: compositor.clientEnvironment)
+            #expect(primary.status != 0, "\(primary)")
+            #expect(primary.err.contains("(version 1) has no primary selection"), "\(primary)")
+            let result = try home.run(["copy-id", "--to", "clipboard"], extraEnvironment: compositor.clientEnvironment)
+            #expect(result.status == 0, "\(result)")
+            #expect(
+                compositor.binds(by: "userdebug").contains("zwlr_data_control_manager_v1 v1"), "\(compositor.logLines)")
             #expect(try wlPaste(compositor).bytes == Array("usr_1".utf8))
         }
     }
