@@ -127,7 +127,7 @@ enum ErrorReport {
             return (.unavailable, "could not take the X selection (another client took it at once): \(reason)")
         case .timedOut(let what): return (.unavailable, "the clipboard did not answer in time: \(what)")
         case .noContent(let what): return (.noInput, "nothing to paste: \(what)")
-        case .unsupported(let what): return (.dataError, "cannot put this on the clipboard: \(what)")
+        case .unsupported(let what): return (.dataError, "the clipboard cannot do this: \(what)")
         case .failed(let what): return (.ioError, "clipboard failure: \(what)")
         }
     }

@@ -258,6 +258,13 @@ final class DataControlCompositor: @unchecked Sendable {
             let primary = try home.run(["copy-id", "--to", "primary"], extraEnvironment: compositor.clientEnvironment)
             #expect(primary.status != 0, "\(primary)")
             #expect(primary.err.contains("(version 1) has no primary selection"), "\(primary)")
+            // A paste is refused for the same reason, in words that fit a paste (exit 65).
+            let paste = try home.run(
+                ["paste", "--selection", "primary"], extraEnvironment: compositor.clientEnvironment)
+            #expect(paste.status == 65, "\(paste)")
+            #expect(
+                paste.err.contains("the clipboard cannot do this") && paste.err.contains("has no primary selection")
+                    && !paste.err.contains("cannot put this"), "\(paste)")
             let result = try home.run(["copy-id", "--to", "clipboard"], extraEnvironment: compositor.clientEnvironment)
             #expect(result.status == 0, "\(result)")
             #expect(
