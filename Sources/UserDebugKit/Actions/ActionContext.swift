@@ -8,11 +8,11 @@ public struct ActionContext: Sendable {
     /// The process environment handed to action commands (PATH, DISPLAY, …). Built only when
     /// an action reads it: `copy-id` on the hotkey path never does.
     public var environment: [String: String] {
-        get { environmentValue ?? makeEnvironment?() ?? [:] }
+        get { environmentValue ?? makeEnvironment() }
         set { environmentValue = newValue }
     }
     private var environmentValue: [String: String]?
-    private let makeEnvironment: (@Sendable () -> [String: String])?
+    private let makeEnvironment: @Sendable () -> [String: String]
     private let makeRedactor: @Sendable () throws -> Redactor?
     private let makeClassifier: (@Sendable () throws -> Redactor)?
     private let findResponse: @Sendable (ResponseSelector) throws -> BackendResponse?
@@ -28,12 +28,9 @@ public struct ActionContext: Sendable {
         classifier: (@Sendable () throws -> Redactor)? = nil,
         responses: @escaping @Sendable (ResponseSelector) throws -> BackendResponse?
     ) {
-        self.session = session
-        self.environmentValue = environment
-        self.makeEnvironment = nil
-        self.makeRedactor = redactor
-        self.makeClassifier = classifier
-        self.findResponse = responses
+        self.init(
+            session: session, environment: { environment }, redactor: redactor, classifier: classifier,
+            responses: responses)
     }
 
     /// A context whose environment is built by `environment` each time an action reads it (never,
