@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Proves that Scripts/test.sh cannot go green on a broken tree: in a fresh clone of HEAD it adds a
 # compile error, then (instead) a compiler warning, and requires test.sh to exit non-zero before
-# any test runs each time. CI runs it after the suite (.ci/run).
+# any test runs each time. Then it proves that the program check (Scripts/programs.py) fails when
+# the tests start a program that no set of Scripts/deps.sh installs. CI runs it after the suite
+# (.ci/run), whose record of started programs (.build/test-programs.log) it reads.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/userdebug-check-test-script.XXXXXX")
@@ -39,3 +41,48 @@ grep -q "the build has warnings" "$work/a warning.log" || {
   exit 1
 }
 echo "check-test-script: test.sh refused both broken trees"
+
+# The program check, on what the suite really started: as if deps.sh --test lacked
+# x11-xserver-utils (the package a fresh machine missed), it must fail and name the programs
+# the tests take from it; with the sets as they are, it must pass.
+record="$root/.build/test-programs.log"
+[[ -s $record ]] || { echo "check-test-script: no $record: run Scripts/test.sh first" >&2; exit 1; }
+python3=/usr/bin/python3
+"$python3" "$root/Scripts/programs.py" check --log "$record" 2>"$work/check.log" || {
+  cat "$work/check.log" >&2
+  echo "check-test-script: the program check fails on the suite's own record" >&2
+  exit 1
+}
+status=0
+"$python3" "$root/Scripts/programs.py" check --log "$record" --without x11-xserver-utils 2>"$work/without.log" || status=$?
+if [[ $status -ne 1 ]] || ! grep -q '/usr/bin/xrdb: from x11-xserver-utils' "$work/without.log"; then
+  cat "$work/without.log" >&2
+  echo "check-test-script: without x11-xserver-utils in the sets, the program check did not fail naming xrdb" >&2
+  exit 1
+fi
+echo "check-test-script: the program check names what a set lacks: $(grep -c 'from x11-xserver-utils' "$work/without.log") program(s) of x11-xserver-utils"
+
+# And a program started after the watch begins, from a package outside every set, is caught live:
+# a throwaway watch around one `xset -version`, checked without x11-xserver-utils.
+(
+  ready="$work/ready" live="$work/live.log" me=$BASHPID  # (expanded in a background job, it would be the job's own)
+  "$python3" "$root/Scripts/programs.py" watch --root "$me" --log "$live" --ready "$ready" &
+  watcher=$!
+  for _ in $(seq 100); do [[ -f $ready ]] && break; sleep 0.1; done
+  [[ -f $ready ]] || { kill "$watcher"; echo "check-test-script: the watch did not start" >&2; exit 1; }
+  xset -version >/dev/null 2>&1 || true
+  sleep 0.3
+  kill -TERM "$watcher"; wait "$watcher" || true
+  status=0
+  "$python3" "$root/Scripts/programs.py" check --log "$live" --without x11-xserver-utils 2>"$work/live-check.log" || status=$?
+  [[ $status -eq 1 ]] && grep -q '/usr/bin/xset: from x11-xserver-utils' "$work/live-check.log" || {
+    cat "$work/live-check.log" >&2
+    echo "check-test-script: a live xset from outside the sets was not caught" >&2
+    exit 1
+  }
+  "$python3" "$root/Scripts/programs.py" check --log "$live" 2>/dev/null || {
+    echo "check-test-script: the live record fails the check with the sets as they are" >&2
+    exit 1
+  }
+)
+echo "check-test-script: a program started from outside the sets fails the check"

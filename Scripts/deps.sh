@@ -9,7 +9,11 @@
 #   Scripts/deps.sh --list [--test|--bench]   print the set's Debian packages, install nothing
 set -euo pipefail
 
+# What the Swift toolchain itself runs and links with on Debian 12 (swift.org's list): present
+# wherever `swift build` works, listed so that the program check (Scripts/programs.py) counts them.
+toolchain_packages=(binutils git libc6-dev libgcc-12-dev libstdc++-12-dev)
 packages=(
+  "${toolchain_packages[@]}"
   libsqlite3-dev                              # the store (CSQLite links libsqlite3; static lib for -static-executable)
   libxcb1-dev libxau-dev libxdmcp-dev libx11-dev # the clipboard shim (static libs for -static-executable)
   zlib1g-dev libbrotli-dev                    # Content-Encoding gzip/deflate and br (libz.a, libbrotlidec.a, libbrotlicommon.a)
@@ -19,6 +23,8 @@ packages=(
 test_packages=(
   sqlite3                                     # the store's files inspected and damaged by the tests
   xvfb xclip xsel x11-utils python3-tk        # real X server and real peers in the tests
+  x11-xserver-utils                           # xrdb (Xft.dpi), xset (key repeat), xhost (XWayland access)
+  procps psmisc                               # pgrep/ps/pkill, fuser/killall: finding and stopping test processes
   python3-xlib                                # stalled/killed INCR readers, MULTIPLE, a silent manager
   cinnamon-settings-daemon dbus-daemon        # csd-clipboard: a real clipboard manager (SAVE_TARGETS)
   copyq gpaste-2 diodon parcellite clipit xfce4-clipman # Debian 12's clipboard managers: does each keep the token? (ClipboardManagerHistoryTests)

@@ -7,12 +7,51 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/deps.sh --test  # the build packages and the test tools (Xvfb, peers, shells, the PyPI venv)
 
+# Debian's programs and the toolchain's, in that order: not a user's pyenv, cargo or npm shims,
+# which a fresh machine may not have (the tests must find Debian's python3, with python3-xlib).
+PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$(dirname "$(command -v swift)")"
+export PATH
+
+# Every program that anything below this script starts (a test, a fixture, a script, a program
+# those start) is recorded (Scripts/programs.py watch: fanotify exec events) and, when the run
+# ends, mapped to its Debian package: a package that deps.sh --test does not install (nor apt pull
+# in for it, nor Debian require) fails the run, since a fresh machine would not have the program.
+# USERDEBUG_PROGRAM_CHECK=0 turns the check off (it needs root, as deps.sh does).
+programs_log=.build/test-programs.log
+watcher=''
+mkdir -p .build
+: >"$programs_log"
+finish() {
+  local status=$?
+  rm -f "$log"
+  if [[ -n $watcher ]]; then
+    kill -TERM "$watcher" 2>/dev/null || true
+    wait "$watcher" 2>/dev/null || true
+    /usr/bin/python3 Scripts/programs.py check --log "$programs_log" || status=1
+  fi
+  exit "$status"
+}
+log=$(mktemp "${TMPDIR:-/tmp}/userdebug-build.XXXXXX")
+trap finish EXIT
+if [[ ${USERDEBUG_PROGRAM_CHECK:-1} != 0 ]]; then
+  ready="$log.watching"
+  /usr/bin/python3 Scripts/programs.py watch --root $$ --log "$programs_log" --ready "$ready" &
+  watcher=$!
+  for _ in $(seq 100); do
+    [[ -f $ready ]] && break
+    kill -0 "$watcher" 2>/dev/null || { watcher=''; echo "test.sh: the program watch could not start (USERDEBUG_PROGRAM_CHECK=0 runs without it)" >&2; exit 1; }
+    sleep 0.1
+  done
+  [[ -f $ready ]] || { echo "test.sh: the program watch did not start within 10 s" >&2; exit 1; }
+  rm -f "$ready"
+else
+  echo "test.sh: USERDEBUG_PROGRAM_CHECK=0: which programs the tests start is NOT checked" >&2
+fi
+
 # The C targets' warnings live here, not in Package.swift: SwiftPM refuses a package whose
 # targets carry unsafeFlags as a versioned dependency, and an app depends on UserDebugKit.
 c_warnings=(-Xcc -Wall -Xcc -Wextra -Xcc -Werror=implicit-function-declaration)
 
-log=$(mktemp "${TMPDIR:-/tmp}/userdebug-build.XXXXXX")
-trap 'rm -f "$log"' EXIT
 # The build's status is taken on its own: a pipeline's status would be the last command's.
 build_status=0
 swift build --build-tests "${c_warnings[@]}" >"$log" 2>&1 || build_status=$?
