@@ -25,6 +25,7 @@ test_packages=(
   xvfb xclip xsel x11-utils python3-tk        # real X server and real peers in the tests
   x11-xserver-utils                           # xrdb (Xft.dpi), xset (key repeat), xhost (XWayland access)
   procps psmisc                               # pgrep/ps/pkill, fuser/killall: finding and stopping test processes
+  iproute2 time file                          # ip (a test's own network namespace), GNU time (peak memory), file (xdg-mime under wl-copy)
   python3-xlib                                # stalled/killed INCR readers, MULTIPLE, a silent manager
   cinnamon-settings-daemon dbus-daemon        # csd-clipboard: a real clipboard manager (SAVE_TARGETS)
   copyq gpaste-2 diodon parcellite clipit xfce4-clipman # Debian 12's clipboard managers: does each keep the token? (ClipboardManagerHistoryTests)

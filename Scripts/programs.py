@@ -4,11 +4,14 @@
 A test that starts a program installed here by hand passes here and fails on a fresh Debian
 machine (x11-xserver-utils' xrdb, xset and xhost did exactly that). This script closes the gap:
 
-  programs.py watch --log FILE --root PID [--ready FILE]
-      Records every file that any process below PID executes (fanotify FAN_OPEN_EXEC on every
-      local file system, so absolute paths, PATH look-ups, interpreters of scripts and programs
-      started by other programs all count), one line per distinct path with the command that
-      started it first. Runs until SIGTERM or SIGINT; touches --ready once it watches.
+  programs.py watch --log FILE [--root PID] [--ready FILE]
+      Records every file executed in this mount namespace (fanotify FAN_OPEN_EXEC on each of
+      its mounts, so absolute paths, PATH look-ups, interpreters of scripts and programs started
+      by other programs all count), one line per distinct path with the command that started it
+      first. Run it inside a mount namespace of the run's own (test.sh does: `unshare --mount`),
+      so what other people run on the machine meanwhile is not seen. With --root, it watches
+      whole file systems instead and keeps what descends from PID (and what ended too soon to
+      tell). Runs until SIGTERM or SIGINT; writes --ready once it watches.
   programs.py check --log FILE [--log FILE ...] [--without PACKAGE ...]
       Maps each recorded path to its Debian package and fails (exit 1, naming the program, its
       package and who started it) unless that package is one Scripts/deps.sh --test installs,
@@ -62,9 +65,11 @@ def parent_of(pid):
 def command_line(pid):
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()[:300] or "?"
+            text = f.read().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return "(gone)"
+    # one log line per program: a script given with -c may hold newlines and tabs
+    return " ".join(text.split())[:300] or "?"
 
 
 def below(pid, root):
@@ -81,17 +86,19 @@ def below(pid, root):
     return False
 
 
-def mount_points():
-    """Local file systems a program can be executed from, one mount point each."""
+def mount_points(one_per_device):
+    """The mounts a program can be executed from (not proc, sys and the like); with
+    `one_per_device`, one mount point per file system."""
     points, devices = [], set()
     with open("/proc/self/mountinfo") as info:
         for line in info:
             fields = line.split()
             separator = fields.index("-")
             device, point, fstype = fields[2], fields[4], fields[separator + 1]
-            if fstype in VIRTUAL or device in devices or point.startswith("/mnt/sandboxing"):
+            if fstype in VIRTUAL or (one_per_device and device in devices):
                 continue
             devices.add(device)
+            # mountinfo escapes space, tab, newline and backslash as octal
             points.append(point.encode().decode("unicode_escape"))
     return points
 
@@ -104,11 +111,11 @@ def watch(options):
         print(f"programs.py: fanotify_init: {os.strerror(ctypes.get_errno())} (the check needs root)", file=sys.stderr)
         return 2
     marked = []
-    for point in mount_points():
-        for flags in (FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_MARK_ADD | FAN_MARK_MOUNT):
-            if libc.fanotify_mark(fd, flags, FAN_OPEN_EXEC, AT_FDCWD, point.encode()) == 0:
-                marked.append(point)
-                break
+    whole = options.root is not None
+    flags = FAN_MARK_ADD | (FAN_MARK_FILESYSTEM if whole else FAN_MARK_MOUNT)
+    for point in mount_points(one_per_device=whole):
+        if point not in marked and libc.fanotify_mark(fd, flags, FAN_OPEN_EXEC, AT_FDCWD, point.encode()) == 0:
+            marked.append(point)
     if "/" not in marked:
         print(f"programs.py: cannot watch / with fanotify: {os.strerror(ctypes.get_errno())}", file=sys.stderr)
         return 2
@@ -141,8 +148,7 @@ def watch(options):
                     os.close(event_fd)
                 if path in seen:
                     continue
-                ours = below(pid, options.root)
-                if ours is False:
+                if whole and below(pid, options.root) is False:
                     continue
                 seen.add(path)
                 parent = parent_of(pid)
@@ -274,7 +280,7 @@ def main():
     commands = parser.add_subparsers(dest="command", required=True)
     watching = commands.add_parser("watch")
     watching.add_argument("--log", required=True)
-    watching.add_argument("--root", type=int, required=True)
+    watching.add_argument("--root", type=int)
     watching.add_argument("--ready")
     checking = commands.add_parser("check")
     checking.add_argument("--log", action="append", required=True)

@@ -5,6 +5,15 @@
 # (e.g. Scripts/test.sh --filter BadInput).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The run gets a mount namespace of its own (same files, same mounts): the program watch below
+# marks its mounts, so it sees what the run executes and nothing that others run meanwhile.
+if [[ ${USERDEBUG_PROGRAM_CHECK:-1} != 0 && -z ${USERDEBUG_TEST_NAMESPACE:-} ]]; then
+  unshare --mount --propagation unchanged -- true || {
+    echo "test.sh: unshare --mount failed: the program check needs root (USERDEBUG_PROGRAM_CHECK=0 runs without it)" >&2
+    exit 1
+  }
+  USERDEBUG_TEST_NAMESPACE=1 exec unshare --mount --propagation unchanged -- "$0" "$@"
+fi
 Scripts/deps.sh --test  # the build packages and the test tools (Xvfb, peers, shells, the PyPI venv)
 
 # Debian's programs and the toolchain's, in that order: not a user's pyenv, cargo or npm shims,
@@ -12,11 +21,12 @@ Scripts/deps.sh --test  # the build packages and the test tools (Xvfb, peers, sh
 PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$(dirname "$(command -v swift)")"
 export PATH
 
-# Every program that anything below this script starts (a test, a fixture, a script, a program
-# those start) is recorded (Scripts/programs.py watch: fanotify exec events) and, when the run
-# ends, mapped to its Debian package: a package that deps.sh --test does not install (nor apt pull
-# in for it, nor Debian require) fails the run, since a fresh machine would not have the program.
-# USERDEBUG_PROGRAM_CHECK=0 turns the check off (it needs root, as deps.sh does).
+# Every program that anything in this run starts (a test, a fixture, a script, a program those
+# start) is recorded (Scripts/programs.py watch: fanotify exec events on this namespace's mounts)
+# and, when the run ends, mapped to its Debian package: a package that deps.sh --test does not
+# install (nor apt pull in for it, nor Debian require) fails the run, since a fresh machine would
+# not have the program. Not seen: what a test runs inside a mount namespace of its own (one test
+# does, `unshare -mn`). USERDEBUG_PROGRAM_CHECK=0 turns the check off (it needs root).
 programs_log=.build/test-programs.log
 watcher=''
 mkdir -p .build
@@ -35,7 +45,7 @@ log=$(mktemp "${TMPDIR:-/tmp}/userdebug-build.XXXXXX")
 trap finish EXIT
 if [[ ${USERDEBUG_PROGRAM_CHECK:-1} != 0 ]]; then
   ready="$log.watching"
-  /usr/bin/python3 Scripts/programs.py watch --root $$ --log "$programs_log" --ready "$ready" &
+  /usr/bin/python3 Scripts/programs.py watch --log "$programs_log" --ready "$ready" &
   watcher=$!
   for _ in $(seq 100); do
     [[ -f $ready ]] && break
