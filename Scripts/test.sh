@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # What CI runs: installs missing packages, builds everything (the userdebug binary too, which the
 # end-to-end tests drive) with the C warnings on, fails on any compiler warning or error and on any
-# `swift format lint --strict` finding, then runs every test. Extra arguments go to `swift test`
-# (e.g. Scripts/test.sh --filter BadInput).
+# `swift format lint --strict` finding, then runs every test, tier by tier, printing each tier's
+# time: the unit and fast integration tier (`swift test` alone), the real-desktop tier, both again
+# under AddressSanitizer, the concurrent parts under ThreadSanitizer, the fuzzers. Extra arguments
+# go to `swift test` and choose among both tiers (e.g. Scripts/test.sh --filter BadInput).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The run gets a mount namespace of its own (same files, same mounts): the program watch below
@@ -14,6 +16,7 @@ if [[ ${USERDEBUG_PROGRAM_CHECK:-1} != 0 && -z ${USERDEBUG_TEST_NAMESPACE:-} ]];
   }
   USERDEBUG_TEST_NAMESPACE=1 exec unshare --mount --propagation unchanged -- "$0" "$@"
 fi
+started=$SECONDS
 Scripts/deps.sh --test  # the build packages and the test tools (Xvfb, peers, shells, the PyPI venv)
 
 # Debian's programs and the toolchain's, in that order: not a user's pyenv, cargo or npm shims,
@@ -80,9 +83,28 @@ swift format lint --strict --recursive Sources Tests Package.swift || {
 }
 python3 Scripts/layers.py  # the folders of UserDebugKit read as layers, no cycles
 Scripts/docs.sh --skip-build
-# Under the reaper (Scripts/reaper.py): whatever a test starts (Xvfb, peers, owners) is killed when
-# the run ends, even a hung or crashed one, and a run that leaves a process behind fails.
-Scripts/reaper.py -- swift test --skip-build "${c_warnings[@]}" "$@"
+echo "test.sh: build and static checks: $((SECONDS - started)) s" >&2
+
+# The tests, in two tiers, each under the reaper (Scripts/reaper.py): whatever a test starts (Xvfb,
+# peers, owners) is killed when the run ends, even a hung or crashed one, and a run that leaves a
+# process behind fails.
+# 1. unit and fast integration: exactly what `swift test` alone runs (the suites marked
+#    `.desktopTier` skip themselves there);
+# 2. the real desktop: those suites (compositors, clipboard managers, notification daemons,
+#    launchers and key grabs, release builds in a clone, install.sh), found by Scripts/tiers.py.
+# Arguments (a --filter, say) choose among both tiers at once.
+tier_started=$SECONDS
+if [[ $# -gt 0 ]]; then
+  USERDEBUG_TEST_TIER=all Scripts/reaper.py -- swift test --skip-build "${c_warnings[@]}" "$@"
+  echo "test.sh: the chosen tests of both tiers: $((SECONDS - tier_started)) s" >&2
+else
+  Scripts/reaper.py -- swift test --skip-build "${c_warnings[@]}"
+  echo "test.sh: tier 1, unit and fast integration (swift test): $((SECONDS - tier_started)) s" >&2
+  tier_started=$SECONDS
+  desktop_suites=$(python3 Scripts/tiers.py)
+  USERDEBUG_TEST_TIER=desktop Scripts/reaper.py -- swift test --skip-build "${c_warnings[@]}" --filter "$desktop_suites"
+  echo "test.sh: tier 2, the real desktop ($(python3 Scripts/tiers.py --list | wc -l) suites): $((SECONDS - tier_started)) s" >&2
+fi
 
 # The suite again under AddressSanitizer, and its concurrent parts under ThreadSanitizer, each in a
 # scratch path of its own so the normal build above stays valid. The end-to-end tests drive the
@@ -94,6 +116,9 @@ Scripts/reaper.py -- swift test --skip-build "${c_warnings[@]}" "$@"
 # ld.gold warns of every ASan symbol it cannot export: noise, left out of the log.
 quiet_link() { grep -v 'Cannot export local symbol' || true; }
 if [[ ${USERDEBUG_SANITIZERS:-1} != 0 ]]; then
+  # Both tiers at once from here on.
+  export USERDEBUG_TEST_TIER=all
+  tier_started=$SECONDS
   echo "test.sh: the suite under AddressSanitizer (.build/asan)" >&2
   swift build --build-tests --sanitize address --scratch-path .build/asan "${c_warnings[@]}" 2>&1 | quiet_link
   # The tests that run userdebug under `ulimit -v` stay out: ASan reserves terabytes of address
@@ -103,11 +128,17 @@ if [[ ${USERDEBUG_SANITIZERS:-1} != 0 ]]; then
   under_ulimit+='|aBodyThatCannotBeHeldIsExit74WithAMessageNotATrap'
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 Scripts/reaper.py -- swift test --skip-build --sanitize address \
     --scratch-path .build/asan --skip "$under_ulimit" "$@"
+  echo "test.sh: tier 3, both tiers under AddressSanitizer: $((SECONDS - tier_started)) s" >&2
+  tier_started=$SECONDS
   echo "test.sh: store, deferred actions and owners under ThreadSanitizer (.build/tsan)" >&2
   swift build --build-tests --sanitize thread --scratch-path .build/tsan "${c_warnings[@]}" 2>&1 | quiet_link
   Scripts/reaper.py -- swift test --skip-build --sanitize thread --scratch-path .build/tsan \
     --filter 'UserDebugKitTests\.(Store|CurrentSessionCache|ActionDeferred)' \
     --filter X11ClipboardTests --skip aTCPDisplayIsReachedByNameAndByAddress
+  echo "test.sh: tier 4, ThreadSanitizer: $((SECONDS - tier_started)) s" >&2
+  tier_started=$SECONDS
   # A short run of every libFuzzer target (Tests/Fuzz), its seeds and past crashes replayed first.
   Scripts/fuzz.sh "${USERDEBUG_FUZZ_SECONDS:-10}"
+  echo "test.sh: tier 5, the fuzzers: $((SECONDS - tier_started)) s" >&2
 fi
+echo "test.sh: every tier passed; $((SECONDS - started)) s in all (the program check follows)" >&2

@@ -168,7 +168,7 @@ import UserDebugKit
 
 /// The XWayland route under weston (no data-control): X11 copies reach Wayland clients through
 /// the bridge, and `auto` picks X11 there.
-@Suite(.serialized) struct WestonRouteTests {
+@Suite(.serialized, .desktopTier) struct WestonRouteTests {
     let home: UserDebugHome
 
     init() throws {
@@ -226,7 +226,7 @@ import UserDebugKit
 /// No silent loss on sway: an X11 copy that sway keeps from Wayland clients (no X11 window has
 /// the focus) fails, naming the limit and `--backend wayland`; one it takes over succeeds; and
 /// `auto` goes through data-control, which needs no focus.
-@Suite(.serialized) struct SwayX11RouteTests {
+@Suite(.serialized, .desktopTier) struct SwayX11RouteTests {
     let home: UserDebugHome
 
     init() throws {

@@ -3,7 +3,7 @@ import Testing
 
 /// `capture -- curl …` against the echo server: curl's output and exit status are what curl alone
 /// gives, and the store holds what went over the wire.
-@Suite struct CaptureTests {
+@Suite(.desktopTier) struct CaptureTests {
     static func responses(_ home: UserDebugHome) throws -> [[String: Any]] {
         let list = try home.ok(["response", "list", "--limit", "0"]).out
         return try list.split(separator: "\n").map { line in

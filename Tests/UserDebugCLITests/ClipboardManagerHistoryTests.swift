@@ -6,7 +6,7 @@ import Testing
 /// ones skip the token (the markers it is offered with), which keep it in their history anyway,
 /// and which put it back on the clipboard once our owner clears it (destroying its window). README's table states the
 /// same facts; each test fails if a manager stops behaving as the table says.
-@Suite(.serialized) struct ClipboardManagerHistoryTests {
+@Suite(.serialized, .desktopTier) struct ClipboardManagerHistoryTests {
     /// What README says of a manager.
     struct Documented {
         /// The token never reaches its history.

@@ -45,7 +45,7 @@ final class DaemonRun: @unchecked Sendable {
 
 /// `userdebug daemon` end to end: the built binary under a private Xvfb, keys injected with
 /// xdotool (XTEST), the clipboard read with xclip, a competing grab made by xbindkeys.
-@Suite(.serialized) struct DaemonTests {
+@Suite(.serialized, .desktopTier) struct DaemonTests {
     let home: UserDebugHome
 
     init() throws {

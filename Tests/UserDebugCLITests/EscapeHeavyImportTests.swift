@@ -5,7 +5,7 @@ import Testing
 /// (4.8 MB, 42.7 s to import when string decoding was quadratic). No time is asserted: imported
 /// linearly it takes a moment, quadratically several minutes, so a regression shows as a hang
 /// of this test while what is asserted is that every byte survives the round trip.
-@Suite struct EscapeHeavyImportTests {
+@Suite(.desktopTier) struct EscapeHeavyImportTests {
     static let units = 1_600_000
 
     static func har(bodyText: String) throws -> Data {

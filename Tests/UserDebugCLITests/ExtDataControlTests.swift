@@ -128,7 +128,7 @@ final class DataControlCompositor: @unchecked Sendable {
 /// The ext-data-control path end to end, on a compositor that offers it (and zwlr beside it):
 /// our client prefers ext, wl-clipboard (zwlr only) reads and writes the same selection through
 /// the compositor, and the zwlr fallback and the no-data-control rule still hold.
-@Suite struct ExtDataControlTests {
+@Suite(.desktopTier) struct ExtDataControlTests {
     let home: UserDebugHome
     static let ext = "ext_data_control_manager_v1 v1"
     static let wlr = "zwlr_data_control_manager_v1 v2"

@@ -7,7 +7,7 @@ import UserDebugKit
 /// the built binary. No test asserts a time: each run has a deadline that kills it and fails the
 /// test (`runBounded`), well short of the timeouts a hang would wait for, and the suite has a
 /// process deadline.
-@Suite("Faults: silent and dying X servers, shells", .processDeadline(300))
+@Suite("Faults: silent and dying X servers, shells", .processDeadline(300), .desktopTier)
 struct FaultScenarioTests {
     /// A display that accepts connections and never answers.
     enum Silence: String, CaseIterable, Sendable {

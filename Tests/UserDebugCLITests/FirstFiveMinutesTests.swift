@@ -11,7 +11,7 @@ import Testing
 /// The copy holds the repository's files as a clone would (tracked and new files, not ignored
 /// ones) and lives under /tmp between runs with its `.build`, so a rerun's build is incremental
 /// (the first one, a static release build, takes many minutes on a loaded machine).
-@Suite(.serialized) struct FirstFiveMinutesTests {
+@Suite(.serialized, .desktopTier) struct FirstFiveMinutesTests {
     static let clone = "/tmp/userdebug-first-five-\(getuid())/userdebug"
 
     /// Makes `clone` hold exactly the repository's files (keeping its `.build`).

@@ -8,7 +8,7 @@ import Testing
 /// keys pressed with xdotool under a private Xvfb, the clipboard read with xclip; the launcher key
 /// opens the real dmenu, where a typed choice reaches the clipboard too. A recipe that relied on
 /// `--to auto` would write into the file and leave the clipboard alone.
-@Suite(.serialized) struct HotkeyRecipeTests {
+@Suite(.serialized, .desktopTier) struct HotkeyRecipeTests {
     /// One binding of a recipe file: the keys as xdotool types them, the command as written.
     struct Binding: CustomStringConvertible {
         var keys: String

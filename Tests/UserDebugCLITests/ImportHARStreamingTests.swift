@@ -4,7 +4,7 @@ import Testing
 /// `response import` reads the HAR one entry at a time (issue 12, item 11): an error anywhere is
 /// still named by its line and column in the file, from a file or standard input, and nothing
 /// of the entries before it is recorded.
-@Suite struct ImportHARStreamingTests {
+@Suite(.desktopTier) struct ImportHARStreamingTests {
     static func entry(_ name: String) -> String {
         #"{"startedDateTime": "2026-11-30T10:00:00Z", "time": 1, "request": {"method": "GET", "url": "https://x/\#(name)"}, "response": {"status": 200, "content": {"text": "\#(name)"}}}"#
     }

@@ -6,7 +6,7 @@ import Testing
 /// The files that ship beside the binary: shell completions, the man page, Scripts/install.sh.
 /// They are checked with the real tools (bash, zsh, fish, groff), which Scripts/deps.sh --test installs;
 /// a missing tool fails the test rather than skipping it, so CI cannot pass without checking.
-@Suite struct InstallTests {
+@Suite(.desktopTier) struct InstallTests {
     /// The repository root, from this file's path (Tests/UserDebugCLITests/InstallTests.swift).
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -6,7 +6,7 @@ import Testing
 /// refuses what does not fit with an error, `paste` streams what it reads, and
 /// `print-response --body --reveal` streams the stored body. Byte-exact checks against real
 /// peers (xclip); no time is asserted, and the one memory figure asserted has a wide margin.
-@Suite struct LargePayloadTests {
+@Suite(.desktopTier) struct LargePayloadTests {
     let home: UserDebugHome
 
     init() throws {

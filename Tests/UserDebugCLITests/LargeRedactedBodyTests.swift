@@ -5,7 +5,7 @@ import Testing
 /// `print-response --body` without `--reveal` (issue 13): a body printed to standard output is
 /// redacted in its own buffer (`RedactedBodyStream`); its bytes are those `run print-response`
 /// (the action path, whole-body redaction) prints, and a body that cannot be held is an error.
-@Suite struct LargeRedactedBodyTests {
+@Suite(.desktopTier) struct LargeRedactedBodyTests {
     let home: UserDebugHome
 
     init() throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// `menu --dmenu` with the real dmenu and rofi, and rofi's script mode (`userdebug rofi`),
 /// under a real Xvfb, driven by xdotool as a person at the keyboard would.
-@Suite(.serialized) struct LauncherTests {
+@Suite(.serialized, .desktopTier) struct LauncherTests {
     let home: UserDebugHome
 
     init() throws {

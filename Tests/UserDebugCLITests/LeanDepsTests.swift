@@ -3,7 +3,7 @@ import Testing
 
 /// `Scripts/deps.sh` installs only what building needs unless asked for the test tools
 /// (`--test`, which `Scripts/test.sh` passes); `install.sh` and `demo.sh` use the lean set.
-@Suite struct LeanDepsTests {
+@Suite(.desktopTier) struct LeanDepsTests {
     static let script = InstallTests.root.appendingPathComponent("Scripts/deps.sh").path
 
     static func packages(_ arguments: [String]) throws -> [String] {

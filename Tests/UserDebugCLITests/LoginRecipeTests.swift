@@ -5,7 +5,7 @@ import Testing
 /// userdebug"), taken from README itself (fenced blocks whose first line is `# recipe: NAME` or
 /// `// recipe: NAME`) so the text cannot drift from what works, each run against the echo server
 /// with the built `userdebug` first on PATH. Afterwards the recipe's user is the current session.
-@Suite struct LoginRecipeTests {
+@Suite(.desktopTier) struct LoginRecipeTests {
     /// The recipes in README, by name.
     static func recipes() throws -> [String: String] {
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)

@@ -5,7 +5,7 @@ import Testing
 /// The deferred "From the backend" section against a real local HTTP server (python3): it
 /// resolves into actions, shows "failed" for an error status and "timed out" for a server that
 /// never answers — and the menu still comes out, with every other entry, in each case.
-@Suite(.serialized) final class MenuBackendTests {
+@Suite(.serialized, .desktopTier) final class MenuBackendTests {
     /// Answers /me (only with the session's token), /fail with 500, and never answers /hang.
     static let server = #"""
         import http.server, json, sys, time

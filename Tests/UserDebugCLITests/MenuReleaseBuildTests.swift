@@ -8,7 +8,7 @@ import Testing
 ///
 /// Each configuration is built once per run, in its own scratch directory under /tmp that is
 /// kept between runs so a rebuild is incremental (the first one takes a minute or two).
-@Suite(.serialized) struct MenuReleaseBuildTests {
+@Suite(.serialized, .desktopTier) struct MenuReleaseBuildTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/DebugMenuFixture")
     static let scratch = "/tmp/userdebug-fixture-\(getuid())"

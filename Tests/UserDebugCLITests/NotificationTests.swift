@@ -149,7 +149,7 @@ final class NotificationBus: @unchecked Sendable {
 }
 
 /// Notifications after an action started from a key, received by a real dunst.
-@Suite(.serialized) struct NotificationTests {
+@Suite(.serialized, .desktopTier) struct NotificationTests {
     let home: UserDebugHome
 
     init() throws {

@@ -7,7 +7,7 @@ import Testing
 /// without a window manager, driven by xdotool as a user would drive it. The tests read what the
 /// popup feeds its window from `--trace` (its `state {…}` lines) and what ends up on the
 /// clipboard (xclip), never pixels.
-@Suite(.serialized) final class PopupTests {
+@Suite(.serialized, .desktopTier) final class PopupTests {
     let home: UserDebugHome
 
     init() throws {

@@ -5,7 +5,7 @@ import Testing
 /// The popup as an X11 window under XWayland, on a real headless sway: it maps at the pointer,
 /// the Wayland seat's keyboard (a wtype virtual keyboard, as a person's keyboard) reaches it, and
 /// Enter puts the entry on the clipboard.
-@Suite(.serialized) struct PopupXWaylandTests {
+@Suite(.serialized, .desktopTier) struct PopupXWaylandTests {
     let home: UserDebugHome
 
     init() throws {

@@ -7,7 +7,7 @@ import Testing
 /// it a pseudo-terminal, as a user's shell has) in the repository, with the built `userdebug`
 /// first on PATH, a fresh HOME and XDG directories, and an Xvfb for the clipboard. Each must exit
 /// 0 and do what its comment says, checked against the sample files it names.
-@Suite struct ReadmeQuickStartTests {
+@Suite(.desktopTier) struct ReadmeQuickStartTests {
     /// The command lines of the quick-start block: every line that is not blank or a comment.
     static func quickStartCommands() throws -> [String] {
         let readme = try String(

@@ -4,7 +4,7 @@ import Testing
 
 /// `userdebug rofi`: rofi-script(5) rows read directly, a run with ROFI_RETV=1, and the whole
 /// round trip through the real `rofi -show`.
-@Suite(.serialized) struct RofiScriptTests {
+@Suite(.serialized, .desktopTier) struct RofiScriptTests {
     let home: UserDebugHome
 
     init() throws {

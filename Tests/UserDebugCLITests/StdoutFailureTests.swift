@@ -10,7 +10,7 @@ import UserDebugKit
 /// SIGPIPE or a crash; one that writes nothing there exits as it does with a working stdout. The
 /// commands come from the CLI's own table, so a new command is covered at once: it fails here
 /// until it has a sample invocation below.
-@Suite("Standard output that fails, for every command", .processDeadline(300))
+@Suite("Standard output that fails, for every command", .processDeadline(300), .desktopTier)
 struct StdoutFailureTests {
     /// How to run a command so that it reaches its output: arguments after `userdebug`, and
     /// standard input. No display is set: `--to auto` writes to standard output.

@@ -5,7 +5,7 @@ import Testing
 /// The built binary on a real headless sway with only WAYLAND_DISPLAY set: its copies are read
 /// by wl-paste whatever window has the focus (none, an X11 one, a native Wayland one), and it
 /// reads what wl-copy owns.
-@Suite struct WaylandCommandTests {
+@Suite(.desktopTier) struct WaylandCommandTests {
     let home: UserDebugHome
 
     init() throws {

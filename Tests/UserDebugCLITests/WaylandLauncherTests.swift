@@ -9,7 +9,7 @@ import Testing
 /// it vanishes when that wtype exits: the seat loses its keyboard, the launcher its keyboard
 /// focus, and fuzzel closes on losing focus (status 1, nothing chosen). A long-lived wtype that
 /// types nothing keeps a keyboard on the seat for the whole test, as a real keyboard would.
-@Suite(.serialized) struct WaylandLauncherTests {
+@Suite(.serialized, .desktopTier) struct WaylandLauncherTests {
     let home: UserDebugHome
 
     init() throws {

@@ -7,7 +7,7 @@ import UserDebugKit
 @testable import WaylandClipboard
 
 /// The Wayland backend against a real headless sway, with wl-clipboard as the peer.
-@Suite struct WaylandClipboardTests {
+@Suite(.desktopTier) struct WaylandClipboardTests {
     static let samples: [(String, [UInt8])] = [
         ("ASCII", Array("usr_1 plain ascii".utf8)),
         ("non-ASCII", Array("Zoë 名前 🚀".utf8)),

@@ -4,7 +4,7 @@ import Testing
 import UserDebugKit
 import X11Clipboard
 
-@Suite("Clipboard manager hand-off", .processDeadline(600))
+@Suite("Clipboard manager hand-off", .processDeadline(600), .desktopTier)
 struct ManagerTests {
     /// Handing off at once, with a new owner per copy as every test here watches its own owner.
     let handingOff = X11Clipboard.OwnerPolicy(handOffAtOnce: true, reuseOwner: false)

@@ -6,7 +6,7 @@ import X11Clipboard
 
 /// `reuseOwner`: a serving process takes the next copy's content over a local socket, so a copy
 /// needs neither an X connection nor a fork. Each test checks what a peer actually reads.
-@Suite("The resident owner", .processDeadline(600))
+@Suite("The resident owner", .processDeadline(600), .desktopTier)
 struct ResidentOwnerTests {
     /// The backend's default policy: a resident owner that takes the next copies.
     private func resident(_ x: Xvfb) -> X11Clipboard { x.clipboard(X11Clipboard.OwnerPolicy()) }
