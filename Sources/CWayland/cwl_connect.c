@@ -1,6 +1,10 @@
 /*
  * Connecting: the socket named by WAYLAND_DISPLAY (under XDG_RUNTIME_DIR unless absolute), then
  * the registry's globals in one get_registry + sync round trip, all bounded by one deadline.
+ *
+ * Before a byte is sent, the process listening on the socket must be trusted (peer_trusted):
+ * XDG_RUNTIME_DIR is often /tmp on X11 sessions without logind, and there any local user can
+ * listen on wayland-N before our compositor does (or after it crashed) and read every copy.
  */
 #define _GNU_SOURCE
 #include "cwl_internal.h"
@@ -11,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -53,6 +58,40 @@ static cwl_status connect_socket(cwl_conn *c, const struct sockaddr_un *addr, do
     return cwl_fail(err, CWL_NO_DISPLAY, saved, "Wayland socket %.160s: %s", addr->sun_path, cwl_strerror(saved).text);
 }
 
+/*
+ * Whether the peer with uid `peer` may be our compositor: us, root, or the owner of the private
+ * directory (a real directory of theirs, mode 0700) holding the socket, who listens there on a
+ * socket of their own. Nobody else can put a socket in such a directory, and only root can
+ * enter another user's: that is root reaching a user's own session (sudo -E). A socket in a
+ * shared directory (/tmp, mode 1777) served by anyone else is refused.
+ */
+static int peer_trusted(const char *socket_path, uid_t peer) {
+    if (peer == geteuid() || peer == 0) return 1;
+    char dir[sizeof((struct sockaddr_un *)0)->sun_path];
+    snprintf(dir, sizeof dir, "%s", socket_path);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL) return 0;
+    if (slash == dir) slash++; /* the socket is in "/" */
+    *slash = '\0';
+    struct stat d, s;
+    return lstat(dir, &d) == 0 && S_ISDIR(d.st_mode) && d.st_uid == peer && (d.st_mode & 077) == 0 &&
+           lstat(socket_path, &s) == 0 && S_ISSOCK(s.st_mode) && s.st_uid == peer;
+}
+
+/* Refuse (CWL_NO_DISPLAY, as a socket nothing serves: the backend rule falls back) a peer that
+ * peer_trusted does not trust, naming the socket, the peer's uid and the fix. */
+static cwl_status check_peer(const cwl_conn *c, cwl_error *err) {
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+        return cwl_fail(err, CWL_FAILED, errno, "SO_PEERCRED: %s", cwl_strerror(errno).text);
+    if (peer_trusted(c->address.sun_path, cred.uid)) return CWL_OK;
+    return cwl_fail(err, CWL_NO_DISPLAY, EPERM,
+                    "refusing the Wayland socket %.72s: it is served by uid %u, not by you (uid %u) or root; "
+                    "fix: set XDG_RUNTIME_DIR to a directory of yours with mode 0700",
+                    c->address.sun_path, (unsigned)cred.uid, (unsigned)geteuid());
+}
+
 void cwl_registry_event(cwl_conn *c, cwl_msg *m) {
     if (m->object != c->registry || m->opcode != CWL_REGISTRY_EV_GLOBAL) return;
     uint32_t name = cwl_arg_uint(m);
@@ -85,6 +124,7 @@ cwl_status cwl_open_begin(cwl_conn *c, const char *display, const char *runtime_
     c->next_id = 2;
     cwl_status st = socket_address(display, runtime_dir, &c->address, err);
     if (st == CWL_OK) st = connect_socket(c, &c->address, deadline, err);
+    if (st == CWL_OK) st = check_peer(c, err);
     if (st == CWL_OK) {
         c->registry = cwl_new_id(c);
         st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_GET_REGISTRY, "u", c->registry);

@@ -49,11 +49,16 @@ void cwl_known_locate(cwl_known *k, const char *display, const char *runtime_dir
     k->socket_ino = (uint64_t)st.st_ino;
     k->located = 1;
     cwl_known_record r;
-    int fd = open(k->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* The file sits beside the socket, maybe in a shared directory (/tmp) where another user
+     * may have put anything under its name: a FIFO would block open() without O_NONBLOCK (and
+     * read() after it), a link of theirs to a file of ours would feed us its bytes. Only a
+     * regular file of ours with one link is read. */
+    int fd = open(k->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) return;
     struct stat own;
     ssize_t got = -1;
-    if (fstat(fd, &own) == 0 && S_ISREG(own.st_mode) && own.st_uid == geteuid() && (own.st_mode & 022) == 0)
+    if (fstat(fd, &own) == 0 && S_ISREG(own.st_mode) && own.st_uid == geteuid() && own.st_nlink == 1 &&
+        (own.st_mode & 022) == 0)
         got = read(fd, &r, sizeof r);
     close(fd);
     if (got != (ssize_t)sizeof r || r.magic != CWL_KNOWN_MAGIC || r.socket_dev != k->socket_dev ||

@@ -16,6 +16,8 @@ package enum DBusFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case errorReply(String)
     /// The peer broke the wire format or the protocol.
     case protocolError(String)
+    /// The socket is served by another user (neither us nor root): nothing was sent to it.
+    case foreignPeer(socket: String, uid: UInt32)
 
     /// A line for stderr.
     package var description: String {
@@ -26,13 +28,18 @@ package enum DBusFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case .timedOut(let what): return "the session bus did not answer in time (\(what))"
         case .errorReply(let name): return "the notification service answered \(name)"
         case .protocolError(let what): return "the session bus broke the protocol: \(what)"
+        case .foreignPeer(let socket, let uid):
+            return
+                "refusing the session bus at \(socket): it is served by uid \(uid), not by you (uid \(geteuid())) or root; fix: set DBUS_SESSION_BUS_ADDRESS to your own bus, or XDG_RUNTIME_DIR to a directory of yours with mode 0700"
         }
     }
 }
 
 /// One connection to the session bus, made for one method call and closed after it: the
 /// socket, SASL `AUTH EXTERNAL` with our uid, `BEGIN`, `Hello` (the bus requires it first),
-/// then the call, all within one deadline.
+/// then the call, all within one deadline. A socket served by another user (`SO_PEERCRED`:
+/// neither us nor root) is left before anything is sent: `$XDG_RUNTIME_DIR/bus` in a shared
+/// directory (`XDG_RUNTIME_DIR=/tmp`) may be anyone's.
 struct DBusConnection: ~Copyable {
     private let socket: Int32
     private let deadline: Double
@@ -44,25 +51,43 @@ struct DBusConnection: ~Copyable {
     init(address: String, deadline: Double) throws(DBusFailure) {
         let candidates = DBusAddress.socketAddresses(address)
         guard !candidates.isEmpty else { throw .unreachable("no unix: entry in '\(address)'") }
-        var lastError = "no address"
+        var failure = DBusFailure.unreachable("no address")
         var connected: Int32 = -1
         for candidate in candidates {
             let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { throw .unreachable(String(cString: strerror(errno))) }
             if candidate.connect(fd) {
-                connected = fd
-                break
+                if let peer = Self.foreignPeer(fd) {
+                    failure = .foreignPeer(socket: candidate.description, uid: peer)
+                } else {
+                    connected = fd
+                    break
+                }
+            } else {
+                failure = .unreachable(String(cString: strerror(errno)))
             }
-            lastError = String(cString: strerror(errno))
             close(fd)
         }
-        guard connected >= 0 else { throw .unreachable(lastError) }
+        guard connected >= 0 else { throw failure }
         self.socket = connected
         self.deadline = deadline
     }
 
     deinit {
         close(socket)
+    }
+
+    /// The uid of the process serving connected socket `fd` when it is neither ours nor root's
+    /// (or cannot be told), else nil.
+    private static func foreignPeer(_ fd: Int32) -> UInt32? {
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (Linux): Glibc's module shows it only
+        // under _GNU_SOURCE, so its three 32-bit fields are read as such.
+        var credentials: (pid: Int32, uid: UInt32, gid: UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0, length == 12 else {
+            return UInt32.max
+        }
+        return credentials.uid == geteuid() || credentials.uid == 0 ? nil : credentials.uid
     }
 
     /// SASL: a nul byte, `AUTH EXTERNAL` with our uid in hex, and the bus's `OK`.
@@ -161,6 +186,9 @@ enum DBusAddress {
     struct Socket: Equatable {
         var path: [UInt8]
         var abstract: Bool
+
+        /// The path, or `@name` for an abstract one.
+        var description: String { (abstract ? "@" : "") + String(decoding: path, as: UTF8.self) }
 
         /// Connects `fd`; false with errno set on failure.
         func connect(_ fd: Int32) -> Bool {

@@ -28,19 +28,29 @@ final class DataControlCompositor: @unchecked Sendable {
     }()
 
     /// Starts one offering ext_data_control_manager_v1 (`ext`) and/or zwlr_data_control_manager_v1
-    /// at `wlrVersion` (`wlr`), and waits until its socket takes connections.
-    init(ext: Bool, wlr: Bool, wlrVersion: Int = 2) throws {
-        var template = Array("/tmp/userdebug-dcc-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) else {
-            throw FixtureError(message: "mkdtemp failed: errno \(errno)")
+    /// at `wlrVersion` (`wlr`), and waits until its socket takes connections. `directory`: the
+    /// runtime directory to listen in (removed at `stop`), else a fresh one (0700); `account`: the
+    /// user it runs as, else ours.
+    init(
+        ext: Bool, wlr: Bool, wlrVersion: Int = 2, directory: String? = nil, account: TestUser.Account? = nil
+    ) throws {
+        if let directory {
+            runtimeDir = directory
+        } else {
+            var template = Array("/tmp/userdebug-dcc-XXXXXX".utf8CString)
+            guard let made = template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } })
+            else {
+                throw FixtureError(message: "mkdtemp failed: errno \(errno)")
+            }
+            runtimeDir = String(cString: made)
         }
-        runtimeDir = String(cString: made)
         socket = runtimeDir + "/wayland-dc"
         logPath = runtimeDir + "/compositor.log"
         let flags = (ext ? ["--ext"] : []) + (wlr ? ["--wlr", "--wlr-version", String(wlrVersion)] : [])
         do {
             process = try Spawned.start(
-                ["/usr/bin/python3", Self.script, socket, "--log", logPath] + flags,
+                (account.map(TestUser.runningAs) ?? []) + ["/usr/bin/python3", Self.script, socket, "--log", logPath]
+                    + flags,
                 environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"])
         } catch {
             try? FileManager.default.removeItem(atPath: runtimeDir)

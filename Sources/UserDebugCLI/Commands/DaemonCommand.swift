@@ -78,6 +78,7 @@ enum DaemonCommand {
             throw CommandError(.unavailable, "no DISPLAY: the daemon grabs its keys on an X display")
         }
         let lock = try DaemonLock.acquire(display: display, runtimeDirectory: invocation.variable("XDG_RUNTIME_DIR"))
+        if let notice = lock.notice { Daemon.log(notice) }
         let keys = try X11Keys(display: display, timeout: max(config.clipboard.connectTimeout, 2))
         let host = try X11SelectionHost(display: display, timeout: max(config.clipboard.connectTimeout, 2))
         daemonSignals.install()

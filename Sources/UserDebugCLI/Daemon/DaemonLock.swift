@@ -5,21 +5,31 @@ import UserDebugKit
 #endif
 
 /// One daemon per display and user: an flock'ed file in `$XDG_RUNTIME_DIR` (else
-/// `/tmp/userdebug-UID`, 0700, ours) named after the display, holding the running daemon's pid.
+/// `/tmp/userdebug-UID`) named after the display, holding the running daemon's pid.
 /// The lock goes with the process (the descriptor is close-on-exec and the owner processes the
 /// daemon forks close it), so a daemon that dies leaves no stale lock.
+///
+/// Only a directory of ours with mode 0700 holds the lock, and only a regular file of ours with
+/// one link in it is the lock: `XDG_RUNTIME_DIR=/tmp` (X11 without logind) would let another
+/// user hold a lock of that name first and name any pid as "the running daemon".
 struct DaemonLock {
     /// The lock file's path.
     let path: String
+    /// Set when `$XDG_RUNTIME_DIR` was passed over (not ours, or not 0700): why, and the fix.
+    let notice: String?
     private let descriptor: Int32
 
     /// Takes the lock for `display`, or throws: 75 naming the running daemon's pid, 77 when the
-    /// fallback directory is not ours alone.
+    /// fallback directory is not ours alone or the lock file there is not ours.
     static func acquire(display: String, runtimeDirectory: String?) throws -> DaemonLock {
-        let directory = try lockDirectory(runtimeDirectory)
+        let (directory, notice) = try lockDirectory(runtimeDirectory)
         let path = directory + "/userdebug-daemon-" + fileName(display) + ".lock"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
         guard fd >= 0 else { throw CommandError(.ioError, "cannot open the lock file \(path): \(describe(errno))") }
+        if let problem = fileProblem(fd) {
+            close(fd)
+            throw CommandError(.noPermission, "refusing the lock file \(path): it \(problem); fix: rm \(path)")
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             let pid = readPid(fd)
@@ -34,7 +44,7 @@ struct DaemonLock {
         let text = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)
         _ = pwrite(fd, text, text.count, 0)
-        return DaemonLock(path: path, descriptor: fd)
+        return DaemonLock(path: path, notice: notice, descriptor: fd)
     }
 
     /// `:5.0`, `:5` and `unix:5` are one display: the lock is per server, not per screen.
@@ -47,22 +57,54 @@ struct DaemonLock {
         return String(name.map { $0 == "/" ? "_" : $0 })
     }
 
-    private static func lockDirectory(_ runtimeDirectory: String?) throws -> String {
-        if let runtimeDirectory, runtimeDirectory.hasPrefix("/"), access(runtimeDirectory, W_OK) == 0 {
-            return runtimeDirectory
-        }
+    /// `$XDG_RUNTIME_DIR` when it is a directory of ours with mode 0700 that we may write, else
+    /// `/tmp/userdebug-UID` (made 0700 and checked), with a notice when `$XDG_RUNTIME_DIR` was
+    /// there but not ours alone.
+    private static func lockDirectory(_ runtimeDirectory: String?) throws -> (String, notice: String?) {
         let path = "/tmp/userdebug-\(getuid())"
+        var notice: String?
+        if let runtimeDirectory, runtimeDirectory.hasPrefix("/") {
+            var status = stat()
+            if stat(runtimeDirectory, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+                if let problem = directoryProblem(status) {
+                    notice =
+                        "XDG_RUNTIME_DIR \(runtimeDirectory) \(problem), so the lock is in \(path); fix: set XDG_RUNTIME_DIR to a directory of yours with mode 0700"
+                } else if access(runtimeDirectory, W_OK) == 0 {
+                    return (runtimeDirectory, nil)
+                }
+            }
+        }
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw CommandError(.ioError, "cannot create \(path): \(describe(errno))")
         }
         var status = stat()
-        guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR, status.st_uid == getuid(),
-            status.st_mode & 0o077 == 0
-        else {
+        guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR, directoryProblem(status) == nil else {
             throw CommandError(
                 .noPermission, "refusing \(path) for the daemon's lock: it must be a directory of yours with mode 0700")
         }
-        return path
+        return (path, notice)
+    }
+
+    /// What keeps a directory from holding the lock: not ours, or open to group or others.
+    private static func directoryProblem(_ status: stat) -> String? {
+        if status.st_uid != getuid() { return "is owned by uid \(status.st_uid), not by you (uid \(getuid()))" }
+        guard status.st_mode & 0o077 == 0 else { return "has mode \(octal(status.st_mode)), not 0700" }
+        return nil
+    }
+
+    /// What keeps the open file `fd` from being the lock: not a regular file of ours with one link.
+    private static func fileProblem(_ fd: Int32) -> String? {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { return "cannot be examined: \(describe(errno))" }
+        if (status.st_mode & S_IFMT) != S_IFREG { return "is not a regular file" }
+        if status.st_uid != getuid() { return "is owned by uid \(status.st_uid), not by you (uid \(getuid()))" }
+        if status.st_nlink != 1 { return "has \(status.st_nlink) links" }
+        return nil
+    }
+
+    private static func octal(_ mode: mode_t) -> String {
+        let digits = String(mode & 0o7777, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     private static func readPid(_ fd: Int32) -> Int32? {
