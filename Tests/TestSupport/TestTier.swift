@@ -24,8 +24,7 @@
         /// Puts a suite in the real-desktop tier (see `TestTier`): `swift test` alone leaves it
         /// out, `Scripts/test.sh` runs it.
         public static var desktopTier: Self {
-            .enabled(
-                if: TestTier.includesDesktop, "the real-desktop tier: Scripts/test.sh runs it (USERDEBUG_TEST_TIER=desktop)")
+            .enabled(if: TestTier.includesDesktop, "the real-desktop tier: Scripts/test.sh runs it")
         }
     }
 #endif
