@@ -50,7 +50,7 @@ final class OtherUserProgram: @unchecked Sendable {
 /// copy keeps the names of the compositor's globals, a held lock of the daemon's name, a session
 /// bus. We (root here, as CI runs) never send them a byte, never hang, never take their lock
 /// for ours; what is refused says so and names the fix.
-@Suite struct SharedRuntimeDirectoryTests {
+@Suite(.desktopTier) struct SharedRuntimeDirectoryTests {
     let home: UserDebugHome
 
     init() throws {
