@@ -80,7 +80,11 @@ import Testing
         #expect(
             String(decoding: try perform("print-response-4xx", providers: [provider]).bytes, as: UTF8.self).contains(
                 "not found"))
-        #expect(throws: ActionError.missing("no recorded response matches (session 'staging', status 5xx)")) {
+        #expect(
+            throws: ActionError.missing(
+                "no recorded response matches (session 'staging', status 5xx); userdebug response list shows what session 'staging' has"
+            )
+        ) {
             try perform("print-response-5xx", providers: [provider])
         }
         let elements = try provider.menuElements(in: ActionFixtures.context())

@@ -221,7 +221,7 @@ enum ExportSelection {
         }
         let responses = try invocation.storeForReading().responses(query)
         guard !responses.isEmpty else {
-            throw CommandError(.noInput, "no recorded response matches (session '\(session.name)')")
+            throw CommandError(.noInput, ResponseSelector.newest(query).notFoundMessage(session: session.name))
         }
         return (responses.reversed(), session)
     }

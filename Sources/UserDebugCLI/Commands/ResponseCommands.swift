@@ -165,17 +165,8 @@ enum ResponseSelection {
         var query = try query(invocation)
         query.limit = 1
         guard let response = try store.responses(query).first else {
-            throw CommandError(.noInput, "no recorded response matches (session '\(session.name)'\(describe(query)))")
+            throw CommandError(.noInput, ResponseSelector.newest(query).notFoundMessage(session: session.name))
         }
         return (response, session)
-    }
-
-    private static func describe(_ query: ResponseQuery) -> String {
-        var parts: [String] = []
-        if let tag = query.tag { parts.append("tag '\(tag)'") }
-        if let path = query.pathContains { parts.append("URL containing '\(path)'") }
-        if let status = query.status { parts.append("status \(status)") }
-        if let statusClass = query.statusClass { parts.append("status \(statusClass)xx") }
-        return parts.isEmpty ? "" : ", " + parts.joined(separator: ", ")
     }
 }

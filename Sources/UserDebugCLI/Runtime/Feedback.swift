@@ -159,7 +159,7 @@ enum NotificationText {
         }
         let advice: String
         switch status {
-        case .noInput: advice = "Record a session first: userdebug session import FILE"
+        case .noInput: advice = "Run the same command in a terminal: it says what is missing and how to record it"
         case .unavailable: advice = "Check that DISPLAY and PATH reach the program that started userdebug"
         case .config: advice = "Fix the config file; 'userdebug menu' in a terminal shows where"
         default: advice = "Run the same command in a terminal to see more"

@@ -120,7 +120,9 @@ public enum ResponseSelector: Sendable, Equatable {
     /// The newest response matching the query.
     case newest(ResponseQuery)
 
-    /// "no recorded response matches (session 'staging', tag 'login')": why nothing was found.
+    /// "no recorded response matches (session 'staging', tag 'login')": why nothing was found,
+    /// and after "; " the command that fixes it: with no filter the session has no response yet
+    /// (record one); with filters, `response list` shows what it has.
     public func notFoundMessage(session: String) -> String {
         switch self {
         case .id(let id):
@@ -131,7 +133,11 @@ public enum ResponseSelector: Sendable, Equatable {
             if let path = query.pathContains { parts.append("URL containing '\(path)'") }
             if let status = query.status { parts.append("status \(status)") }
             if let statusClass = query.statusClass { parts.append("status \(statusClass)xx") }
-            return "no recorded response matches (\(parts.joined(separator: ", ")))"
+            let what = "no recorded response matches (\(parts.joined(separator: ", ")))"
+            if parts.count == 1 {
+                return what + "; record one: userdebug capture -- curl URL, or userdebug response record FILE"
+            }
+            return what + "; userdebug response list shows what \(parts[0]) has"
         }
     }
 }
