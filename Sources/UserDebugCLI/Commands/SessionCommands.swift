@@ -44,7 +44,15 @@ enum SessionCommands {
         let store = try invocation.storeForWriting()
         let makeCurrent = !invocation.arguments.has("keep-current")
         try store.saveSession(session, makeCurrent: makeCurrent)
-        invocation.diagnostics.notice("recorded session '\(session.name)' (user \(session.user.identifier))")
+        if let placeholder = SessionDocument.tokenPlaceholder(in: value) {
+            invocation.diagnostics.notice(
+                "recorded session '\(session.name)' (user \(session.user.identifier), no usable token: the document "
+                    + "held the placeholder '\(placeholder)', as a redacted export does)")
+            invocation.diagnostics.notice(
+                "copy-token refuses until it has one: " + BuiltinPayloads.recordTokenHint(for: session.name))
+        } else {
+            invocation.diagnostics.notice("recorded session '\(session.name)' (user \(session.user.identifier))")
+        }
         try invocation.reportCurrentSession()
     }
 

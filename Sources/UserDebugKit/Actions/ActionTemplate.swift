@@ -170,7 +170,7 @@ public struct ActionTemplate: Sendable, Equatable {
             guard let value = session.user.fields[field] else { return try required(nil) }
             return value.scalarText ?? JSONWriter().string(value)
         case .session("name"): return session.name
-        case .session("token"): return try required(session.token.flatMap { $0.isEmpty ? nil : $0 })
+        case .session("token"): return try required(session.usableToken)
         case .session("baseURL"): return try required(session.baseURL)
         case .session(_): return try required(session.environment)
         case .response("id"): return response?.id.map { String($0) } ?? ""
