@@ -79,6 +79,13 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
+    @Test func aLauncherWithoutDmenuIsAUsageErrorEvenWithThePopup() throws {
+        let marker = home.root.appendingPathComponent("launched").path
+        let result = try home.run(["menu", "--popup", "--launcher", "touch \(marker)"])
+        #expect(result.status == 64 && result.err.contains("--launcher goes with --dmenu"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
     @Test func daemonHelpDescribesItsOwnTrace() throws {
         let help = try home.ok(["daemon", "--help"]).out
         let trace = try #require(help.split(separator: "\n").first { $0.contains("--trace") && !$0.contains("Usage") })

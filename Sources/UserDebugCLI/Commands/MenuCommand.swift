@@ -26,11 +26,11 @@ enum MenuCommand {
                 message: modes.map { "--" + $0 }.joined(separator: " and ") + " cannot be combined: choose one",
                 command: ["menu"])
         }
-        if invocation.arguments.has("popup") { return try PopupHost.exec(invocation) }
-        if invocation.arguments.has("dmenu") { return try LauncherCommand.run(invocation) }
-        if invocation.arguments.value("launcher") != nil {
+        if invocation.arguments.value("launcher") != nil && !invocation.arguments.has("dmenu") {
             throw UsageError(message: "--launcher goes with --dmenu", command: ["menu"])
         }
+        if invocation.arguments.has("popup") { return try PopupHost.exec(invocation) }
+        if invocation.arguments.has("dmenu") { return try LauncherCommand.run(invocation) }
         let session = try MenuSession.request(
             providers: MenuSources.allProviders(invocation),
             context: { try MenuSources.context(invocation) },
