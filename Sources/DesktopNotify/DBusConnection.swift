@@ -26,11 +26,39 @@ package enum DBusFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreachable(let reason): return "the session bus is unreachable: \(reason)"
         case .authenticationRejected(let line): return "the session bus refused authentication: \(line)"
         case .timedOut(let what): return "the session bus did not answer in time (\(what))"
-        case .errorReply(let name): return "the notification service answered \(name)"
+        case .errorReply(let name): return Self.words(forErrorName: name)
         case .protocolError(let what): return "the session bus broke the protocol: \(what)"
         case .foreignPeer(let socket, let uid):
             return
                 "refusing the session bus at \(socket): it is served by uid \(uid), not by you (uid \(geteuid())) or root; fix: set DBUS_SESSION_BUS_ADDRESS to your own bus, or XDG_RUNTIME_DIR to a directory of yours with mode 0700"
+        }
+    }
+}
+
+extension DBusFailure {
+    /// What an error reply means for a notification, in words: a D-Bus error name such as
+    /// `org.freedesktop.DBus.Error.ServiceUnknown` tells a user nothing. An unknown name is
+    /// kept, in parentheses, after words that say who refused.
+    static func words(forErrorName name: String) -> String {
+        let prefix = "org.freedesktop.DBus.Error."
+        let member = name.hasPrefix(prefix) ? String(name.dropFirst(prefix.count)) : ""
+        if member.hasPrefix("Spawn.") { return "the session bus could not start the notification service" }
+        switch member {
+        case "ServiceUnknown", "NameHasNoOwner":
+            return "no notification service is running on the session bus "
+                + "(start one: dunst, mako, or the desktop's own)"
+        case "NoReply", "Timeout", "TimedOut":
+            return "the notification service did not answer in time"
+        case "AccessDenied", "AuthFailed":
+            return "the session bus did not let us reach the notification service (access denied)"
+        case "UnknownMethod", "UnknownInterface", "UnknownObject", "UnknownProperty":
+            return "the program that owns the notification service does not implement notifications"
+        case "InvalidArgs", "InvalidSignature":
+            return "the notification service refused the notification as malformed"
+        case "LimitsExceeded", "NoMemory":
+            return "the session bus is out of resources"
+        default:
+            return "the notification service refused it (\(name))"
         }
     }
 }

@@ -7,7 +7,9 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case ok = 0
     /// The command line was wrong (unknown command or option, missing value).
     case usage = 64
-    /// The input data was wrong (malformed JSON, missing identifier, too large, not UTF-8).
+    /// The input data was wrong (malformed JSON, missing identifier, too large, not UTF-8), or a
+    /// recorded value a config command's argument would hold starts with `-` or holds a control
+    /// character.
     case dataError = 65
     /// Nothing to show: no such session or response, no store yet, a missing input file, a value
     /// an action needs (no token), or a menu without actions.
@@ -116,7 +118,7 @@ enum ErrorReport {
         case .unsafeConfig: return .config
         case .commandNotStarted, .commandFailed, .commandKilled: return .unavailable
         case .commandTimedOut: return .temporaryFailure
-        case .outputTooLarge: return .dataError
+        case .outputTooLarge, .unsafeArgument: return .dataError
         }
     }
 

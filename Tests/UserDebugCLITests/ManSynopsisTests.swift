@@ -50,6 +50,21 @@ import Testing
         }
     }
 
+    @Test func theDescriptionNamesTheWaylandClipboardToo() throws {
+        guard let groff = InstallShell.find("groff") else {
+            Issue.record("groff is not installed, so the DESCRIPTION cannot be checked (apt-get install groff-base)")
+            return
+        }
+        let rendered = try InstallShell.run(groff, ["-man", "-Tutf8", "-ww", "-P-cbou", InstallTests.manPage])
+        let lines = rendered.out.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex(of: "DESCRIPTION"))
+        let end = try #require(lines[(start + 1)...].firstIndex { !$0.isEmpty && !$0.hasPrefix(" ") })
+        // Justified text: words joined by one space, whatever groff padded them with.
+        let description = lines[(start + 1)..<end].joined(separator: " ").split(whereSeparator: \.isWhitespace)
+            .joined(separator: " ")
+        #expect(description.contains("the X11 or Wayland clipboard"), "\(description)")
+    }
+
     @Test func theCheckFindsACommandThatIsMissing() throws {
         // The check itself can fail: a command the page does not name is not found.
         let entries = try Self.synopsisEntries().map(Self.words)

@@ -65,6 +65,34 @@ import Testing
         #expect(login.contains("usr_1") && !login.contains(Samples.canary))
     }
 
+    @Test(arguments: [
+        (["--popup", "--dmenu"], "--popup and --dmenu"), (["--dmenu", "--popup"], "--popup and --dmenu"),
+        (["--json", "--popup"], "--json and --popup"), (["--json", "--dmenu"], "--json and --dmenu"),
+    ])
+    func menuShowsItselfOneWayAtATime(flags: [String], named: String) throws {
+        // A launcher that would leave a mark if it ran: neither it nor the popup may start.
+        let marker = home.root.appendingPathComponent("launched").path
+        let result = try home.run(["menu", "--launcher", "touch \(marker)"] + flags)
+        #expect(result.status == 64, "\(result)")
+        #expect(result.err.contains("\(named) cannot be combined"), "\(result.err)")
+        #expect(result.out.isEmpty, "\(result.out)")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test func aLauncherWithoutDmenuIsAUsageErrorEvenWithThePopup() throws {
+        let marker = home.root.appendingPathComponent("launched").path
+        let result = try home.run(["menu", "--popup", "--launcher", "touch \(marker)"])
+        #expect(result.status == 64 && result.err.contains("--launcher goes with --dmenu"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test func daemonHelpDescribesItsOwnTrace() throws {
+        let help = try home.ok(["daemon", "--help"]).out
+        let trace = try #require(help.split(separator: "\n").first { $0.contains("--trace") && !$0.contains("Usage") })
+        #expect(trace.contains("grab, key press"), "\(trace)")
+        #expect(!trace.contains("menu"), "\(trace)")
+    }
+
     @Test func runOfAnUnknownIdIsAUsageErrorListingTheIds() throws {
         let result = try home.run(["run", "copy-idd"])
         #expect(result.status == 64)

@@ -93,6 +93,28 @@ import Testing
         #expect(try home.ok(["copy-token", "--to", "stdout"]).out == "tok-from-stdin\n")
     }
 
+    @Test(arguments: ["", "\n", "\r\n"])
+    func anEmptyTokenOnStdinIsRefusedUnlessAllowed(stdin: String) throws {
+        try home.ok(["session", "set", "--session", "s", "--id", "u", "--token-stdin"], stdin: "tok-before")
+        let refused = try home.run(
+            ["session", "set", "--session", "s", "--token-stdin"], stdin: Data(stdin.utf8))
+        #expect(refused.status == 65, "\(refused)")
+        #expect(refused.err.contains("--token-stdin: standard input held no token"), "\(refused.err)")
+        #expect(refused.err.contains("--allow-empty-token"), "says how to mean it: \(refused.err)")
+        #expect(try home.ok(["copy-token", "--to", "stdout"]).out == "tok-before\n", "the token is kept")
+
+        let allowed = try home.run(
+            ["session", "set", "--session", "s", "--token-stdin", "--allow-empty-token"], stdin: Data(stdin.utf8))
+        #expect(allowed.status == 0, "\(allowed)")
+        let copy = try home.run(["copy-token", "--to", "stdout"])
+        #expect(copy.status == 66 && copy.out.isEmpty, "the session has no token now: \(copy)")
+    }
+
+    @Test func aTokenOnStdinEndingInCRLFIsStoredWithoutIt() throws {
+        try home.ok(["session", "set", "--session", "s", "--id", "u", "--token-stdin"], stdin: "tok-crlf\r\n")
+        #expect(try home.ok(["copy-token", "--to", "stdout"]).out == "tok-crlf\n")
+    }
+
     @Test func storeFilesArePrivate() throws {
         try home.ok(["session", "import", "-"], stdin: Samples.session)
         let dir = try FileManager.default.attributesOfItem(atPath: home.root.appendingPathComponent("data").path)

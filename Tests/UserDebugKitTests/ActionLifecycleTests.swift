@@ -69,11 +69,13 @@ import Testing
         let menu = try MenuSession.request(
             providers: [UserActionProvider()], context: { .inMemory(session: session) }, observers: [recorder.observer])
         try menu.display()
-        #expect(throws: ActionError.missing("session 'bare' has no token")) { try menu.perform("copy-token") { _ in } }
+        let message = BuiltinPayloads.noTokenMessage(for: session)
+        #expect(message.hasPrefix("session 'bare' has no token: "))
+        #expect(throws: ActionError.missing(message)) { try menu.perform("copy-token") { _ in } }
         #expect(
             recorder.events == [
                 .requested, .willDisplay(elementCount: 4), .willPerform(actionID: "copy-token"),
-                .willEnd(.failed("session 'bare' has no token")),
+                .willEnd(.failed(message)),
             ])
     }
 

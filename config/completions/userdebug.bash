@@ -20,7 +20,7 @@ _userdebug_commands=(
     'rofi|--trace|'
     'run|--to --lifetime --hand-off --new-owner --backend --trace|action'
     'session import|--name --keep-current --from-clipboard --backend|file'
-    'session set|--id --name --token --token-stdin --base-url --environment --keep-current|'
+    'session set|--id --name --token --token-stdin --allow-empty-token --base-url --environment --keep-current|'
     'session list|--json|'
     'session show||session'
     'session use||session'

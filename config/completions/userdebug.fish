@@ -151,6 +151,8 @@ function __userdebug_option -a when option
             complete -c userdebug -n $when -l token -x -d 'The auth token (visible in the process list)'
         case token-stdin
             complete -c userdebug -n $when -l token-stdin -d 'Read the auth token from standard input'
+        case allow-empty-token
+            complete -c userdebug -n $when -l allow-empty-token -d 'An empty --token-stdin leaves no token'
         case base-url
             complete -c userdebug -n $when -l base-url -x -d 'The backend base URL'
         case environment
@@ -232,7 +234,7 @@ __userdebug_command menu 'Show the debug menu (action ids and titles)' none json
 __userdebug_command rofi 'rofi script mode: the menu in rofi' none trace
 __userdebug_command run 'Run a debug action by id' action to lifetime hand-off new-owner backend trace
 __userdebug_command 'session import' 'Record a session from a JSON document' file name keep-current from-clipboard backend
-__userdebug_command 'session set' 'Create or update a session from flags' none id name token token-stdin base-url environment keep-current
+__userdebug_command 'session set' 'Create or update a session from flags' none id name token token-stdin allow-empty-token base-url environment keep-current
 __userdebug_command 'session list' 'List the sessions' none json
 __userdebug_command 'session show' 'Show one session as JSON' session
 __userdebug_command 'session use' 'Make a session the current one' session

@@ -30,7 +30,7 @@ enum DaemonCommand {
             """,
         options: [
             .flag("check", "Print the bindings it would grab (keysyms, modifiers, actions) and exit."),
-            MenuSources.traceOption,
+            .flag("trace", "Print each grab, key press and the lifecycle of the actions it runs on stderr."),
         ],
         maxPositionals: 0
     ) { invocation in

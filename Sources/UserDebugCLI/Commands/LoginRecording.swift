@@ -11,6 +11,8 @@ enum LoginRecording {
         var method: String
         var path: String
         var status: Int
+        /// The export placeholder found where the token would be (the session has none).
+        var tokenPlaceholder: String?
     }
 
     /// The rules from the config (none without a `login` section).
@@ -56,17 +58,25 @@ enum LoginRecording {
         let response = responses[last.index]
         return Found(
             session: saved, index: last.index, method: response.request.method,
-            path: LoginRule.path(of: response.request.url), status: response.status)
+            path: LoginRule.path(of: response.request.url), status: response.status,
+            tokenPlaceholder: last.login.tokenPlaceholder)
     }
 
     /// `recorded session 'usr_1@api.example' (user usr_1) from response 12 (POST /v1/login → 200);
     /// it is now current`: the path without the query, which may hold secrets.
     static func report(_ found: Found, responseID: Int64?, invocation: Invocation) {
         let from = responseID.map { "response \($0)" } ?? "the response"
-        let token = found.session.token == nil ? ", no token found" : ""
+        var token = found.session.token == nil ? ", no token found" : ""
+        if let placeholder = found.tokenPlaceholder {
+            token = ", no usable token: the response held the placeholder '\(placeholder)', as a redacted export does"
+        }
         invocation.diagnostics.notice(
             "recorded session '\(found.session.name)' (user \(found.session.user.identifier)\(token)) from \(from) "
                 + "(\(found.method) \(found.path) → \(found.status))")
+        if found.tokenPlaceholder != nil {
+            invocation.diagnostics.notice(
+                "copy-token refuses until it has one: " + BuiltinPayloads.recordTokenHint(for: found.session.name))
+        }
     }
 
     private static func describe(_ response: BackendResponse) -> String {

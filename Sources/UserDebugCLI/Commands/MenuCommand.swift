@@ -19,11 +19,18 @@ enum MenuCommand {
         options: [.flag("json", "The menu as one JSON document.")] + PopupHost.options + LauncherCommand.options,
         maxPositionals: 0
     ) { invocation in
-        if invocation.arguments.has("popup") { return try PopupHost.exec(invocation) }
-        if invocation.arguments.has("dmenu") { return try LauncherCommand.run(invocation) }
-        if invocation.arguments.value("launcher") != nil {
+        // Each of these shows the menu its own way: with two, one would be ignored silently.
+        let modes = ["json", "popup", "dmenu"].filter { invocation.arguments.has($0) }
+        if modes.count > 1 {
+            throw UsageError(
+                message: modes.map { "--" + $0 }.joined(separator: " and ") + " cannot be combined: choose one",
+                command: ["menu"])
+        }
+        if invocation.arguments.value("launcher") != nil && !invocation.arguments.has("dmenu") {
             throw UsageError(message: "--launcher goes with --dmenu", command: ["menu"])
         }
+        if invocation.arguments.has("popup") { return try PopupHost.exec(invocation) }
+        if invocation.arguments.has("dmenu") { return try LauncherCommand.run(invocation) }
         let session = try MenuSession.request(
             providers: MenuSources.allProviders(invocation),
             context: { try MenuSources.context(invocation) },

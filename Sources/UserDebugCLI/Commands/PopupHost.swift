@@ -120,9 +120,6 @@ extension PopupHost {
     /// `userdebug menu --popup …`: replaces this process with `userdebug-popup` and the same
     /// options, found beside this executable, else on PATH; exit status 69 when it is neither.
     static func exec(_ invocation: Invocation) throws {
-        if invocation.arguments.has("json") {
-            throw UsageError(message: "--popup and --json exclude each other", command: ["menu"])
-        }
         var arguments = [programName]
         if let name = invocation.arguments.value("session") { arguments += ["--session", name] }
         for flag in ["reveal", "trace", "quiet"] where invocation.arguments.has(flag) { arguments.append("--" + flag) }

@@ -44,7 +44,15 @@ enum SessionCommands {
         let store = try invocation.storeForWriting()
         let makeCurrent = !invocation.arguments.has("keep-current")
         try store.saveSession(session, makeCurrent: makeCurrent)
-        invocation.diagnostics.notice("recorded session '\(session.name)' (user \(session.user.identifier))")
+        if let placeholder = SessionDocument.tokenPlaceholder(in: value) {
+            invocation.diagnostics.notice(
+                "recorded session '\(session.name)' (user \(session.user.identifier), no usable token: the document "
+                    + "held the placeholder '\(placeholder)', as a redacted export does)")
+            invocation.diagnostics.notice(
+                "copy-token refuses until it has one: " + BuiltinPayloads.recordTokenHint(for: session.name))
+        } else {
+            invocation.diagnostics.notice("recorded session '\(session.name)' (user \(session.user.identifier))")
+        }
         try invocation.reportCurrentSession()
     }
 
@@ -52,13 +60,14 @@ enum SessionCommands {
         path: ["session", "set"],
         summary: "Create or update a session from flags.",
         usage:
-            "session set [--session NAME] [--id ID] [--name NAME] [--token TOKEN|--token-stdin] [--base-url URL] [--environment ENV] [--keep-current]",
+            "session set [--session NAME] [--id ID] [--name NAME] [--token TOKEN|--token-stdin [--allow-empty-token]] [--base-url URL] [--environment ENV] [--keep-current]",
         discussion: """
             Updates the named session (--session, else the current one, else "default"); fields not
             given keep their values. A new session needs --id. The session becomes the current one
             (the one copy-id and the hotkeys use) unless --keep-current is given; the last line on
             stderr names the current session. --token-stdin reads the token from standard input so
-            it never shows in the process list.
+            it never shows in the process list; an empty standard input is refused (exit 65) unless
+            --allow-empty-token, which leaves the session without a token.
             Example: userdebug session set --session local --id usr_42 --name "Ada" --base-url http://127.0.0.1:8080
             """,
         options: [
@@ -68,6 +77,9 @@ enum SessionCommands {
                 "token", "TOKEN",
                 "The auth token (visible to other local users in the process list; prefer --token-stdin)."),
             .flag("token-stdin", "Read the auth token from standard input."),
+            .flag(
+                "allow-empty-token",
+                "With --token-stdin: an empty standard input leaves the session without a token (else exit 65)."),
             .value("base-url", "URL", "The backend's base URL."),
             .value("environment", "ENV", "The environment label."),
             keepCurrentOption,
@@ -97,8 +109,17 @@ enum SessionCommands {
             guard var token = String(validating: bytes, as: UTF8.self) else {
                 throw CommandError(.dataError, "the token on standard input is not UTF-8")
             }
-            while token.last == "\n" || token.last == "\r" { token.removeLast() }
-            session.token = token
+            // "\r\n" is one Character: compared with "\n" or "\r" alone it would stay.
+            while token.last == "\n" || token.last == "\r" || token.last == "\r\n" { token.removeLast() }
+            // An empty stdin is usually a mistake upstream (an unset variable, a failed `jq -r`):
+            // storing "" would silently drop the token the session had.
+            if token.isEmpty && !arguments.has("allow-empty-token") {
+                throw CommandError(
+                    .dataError,
+                    "--token-stdin: standard input held no token; nothing was saved "
+                        + "(--allow-empty-token to leave session '\(name)' without one)")
+            }
+            session.token = token.isEmpty ? nil : token
         } else if let token = arguments.value("token") {
             session.token = token
         }

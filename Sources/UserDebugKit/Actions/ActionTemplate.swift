@@ -129,11 +129,55 @@ public struct ActionTemplate: Sendable, Equatable {
         placeholders.filter { !Self.argumentPlaceholders.contains($0) }
     }
 
+    /// A placeholder's value that may not go into a command argument: why, and which one.
+    public struct ArgumentValueProblem: Error, Sendable, Equatable {
+        /// The placeholder whose value it is.
+        public var placeholder: Placeholder
+        /// Why, e.g. `starts with '-', so the program would read it as an option`.
+        public var reason: String
+    }
+
+    /// The text with every placeholder filled in, as one argument of a command: a value may not
+    /// start the argument with `-` (the program would read an option, `-K/etc/shadow` to curl)
+    /// nor hold a control character (`\r\n` in a header value makes a second header). The values
+    /// come from recorded data (login responses, imported HARs, the clipboard), not the config.
+    /// - Throws: `ArgumentValueProblem` for such a value, else as `render(in:)`.
+    public func renderArgument(in context: ActionContext) throws -> String {
+        try render(in: context) { placeholder, value, startsArgument in
+            if startsArgument, value.hasPrefix("-") {
+                throw ArgumentValueProblem(
+                    placeholder: placeholder,
+                    reason: "starts with '-', so the program would read it as an option")
+            }
+            if let control = value.unicodeScalars.first(where: Self.isControl) {
+                let code = String(control.value, radix: 16, uppercase: true)
+                throw ArgumentValueProblem(
+                    placeholder: placeholder,
+                    reason:
+                        "holds a control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)), "
+                        + "which could make another header or line of what the program sends")
+            }
+        }
+    }
+
+    /// C0 controls (tab, CR and LF included), DEL and C1 controls.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
     /// The text with every placeholder filled in from `context`.
     /// - Throws: `ActionError.missing` when the session lacks a value a placeholder needs (no
     ///   token, no such user field, no recorded response); errors of `context`'s redactor and
     ///   response lookup pass through.
     public func render(in context: ActionContext) throws -> String {
+        try render(in: context) { _, _, _ in }
+    }
+
+    /// `render(in:)`, showing `check` each value as it goes in (after `| url`), with whether it
+    /// starts the text.
+    private func render(
+        in context: ActionContext, check: (Placeholder, String, _ startsText: Bool) throws -> Void
+    ) throws -> String {
         var text = ""
         var lastResponse: BackendResponse?
         for segment in segments {
@@ -148,8 +192,10 @@ public struct ActionTemplate: Sendable, Equatable {
                     }
                     lastResponse = try context.redactor()?.redact(found) ?? found.decodingBodies()
                 }
-                let value = try Self.value(placeholder, context: context, response: lastResponse)
-                text += urlEncoded ? Self.percentEncoded(value) : value
+                let raw = try Self.value(placeholder, context: context, response: lastResponse)
+                let value = urlEncoded ? Self.percentEncoded(raw) : raw
+                try check(placeholder, value, text.isEmpty)
+                text += value
             }
         }
         return text
@@ -170,7 +216,7 @@ public struct ActionTemplate: Sendable, Equatable {
             guard let value = session.user.fields[field] else { return try required(nil) }
             return value.scalarText ?? JSONWriter().string(value)
         case .session("name"): return session.name
-        case .session("token"): return try required(session.token.flatMap { $0.isEmpty ? nil : $0 })
+        case .session("token"): return try required(session.usableToken)
         case .session("baseURL"): return try required(session.baseURL)
         case .session(_): return try required(session.environment)
         case .response("id"): return response?.id.map { String($0) } ?? ""

@@ -91,7 +91,7 @@ public struct BackendProvider: DebugActionProvider {
         }
         while base.hasSuffix("/") { base.removeLast() }
         var config = "url = \(try quoted(base + path))\nheader = \"Accept: application/json\"\n"
-        if let token = session.token, !token.isEmpty {
+        if let token = session.usableToken {
             config += "header = \(try quoted("Authorization: Bearer " + token))\n"
         }
         // -q only works as the very first argument.

@@ -11,10 +11,34 @@ public enum BuiltinPayloads {
         Payload(text: session.user.name ?? session.user.identifier)
     }
 
-    /// The auth token: a secret, produced only when asked for by name.
+    /// The auth token: a secret, produced only when asked for by name. Nil without a usable one
+    /// (none, empty, or an export's placeholder: see `Session.usableToken`).
     public static func token(of session: Session) -> Payload? {
-        guard let token = session.token, !token.isEmpty else { return nil }
+        guard let token = session.usableToken else { return nil }
         return Payload(text: token, isSecret: true)
+    }
+
+    /// Why `session` has no usable token and what to do, for `copy-token`'s error: a stored
+    /// placeholder is named (a redacted export imported before imports recognised it).
+    public static func noTokenMessage(for session: Session) -> String {
+        let why =
+            if let token = session.token, Redacted.isPlaceholder(token) {
+                "its token is the placeholder '\(token)' a redacted export writes, not a credential"
+            } else {
+                "it was recorded without one (a login or import without a token, a redacted export "
+                    + "imported back, or a logout)"
+            }
+        return "session '\(session.name)' has no token: \(why); " + recordTokenHint(for: session.name)
+    }
+
+    /// How to give session `name` a real token: a real login, or `session set --token-stdin`.
+    public static func recordTokenHint(for name: String) -> String {
+        let plain = name.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                || "@._-+:".unicodeScalars.contains($0)
+        }
+        let quoted = plain ? name : "'" + name.replacing("'", with: #"'\''"#) + "'"
+        return "record a real login, or pipe the token to: userdebug session set --session \(quoted) --token-stdin"
     }
 
     /// The user as pretty JSON (identifier, name, then the other fields sorted), secret-looking

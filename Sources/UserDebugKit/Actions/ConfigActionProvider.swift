@@ -25,15 +25,25 @@ public struct ConfigActionProvider: DebugActionProvider {
     }
 
     /// The template's text, or the command's stdout with the template on its stdin. `key` names
-    /// the action in errors (`actions[2]`). The program is found and checked (`TrustedProgram`)
-    /// and no argument may hold the session's token, before anything runs.
+    /// the action in errors (`actions[2]`). The program is found and checked (`TrustedProgram`),
+    /// no argument may hold the session's token, and no value filled into one may start it with
+    /// `-` or hold a control character (`ActionTemplate.renderArgument`), before anything runs.
     static func produce(_ action: ConfigAction, in context: ActionContext, key: String? = nil) throws -> Payload {
         let text = try action.template?.render(in: context) ?? ""
         guard let command = action.command else {
             return Payload(text: text, isSecret: action.isSecret)
         }
         let key = key ?? "action \"\(action.id)\""
-        let argv = try command.map { try $0.render(in: context) }
+        var argv: [String] = []
+        for (position, argument) in command.enumerated() {
+            do {
+                argv.append(try argument.renderArgument(in: context))
+            } catch let problem as ActionTemplate.ArgumentValueProblem {
+                throw ActionError.unsafeArgument(
+                    action: action.id, key: key + ".command[\(position)]", placeholder: problem.placeholder.description,
+                    reason: problem.reason)
+            }
+        }
         try refuseTokenInArguments(argv, key: key, token: context.session.token)
         let program = try TrustedProgram.resolve(argv[0], key: key + ".command[0]")
         let result: ProcessRunner.Result

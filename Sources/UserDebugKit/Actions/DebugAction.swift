@@ -73,6 +73,12 @@ public enum ActionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// someone else could change, or a command argument that holds the session's token. `key`
     /// is the setting, e.g. `backend.curl` or `actions[2].command[1]`.
     case unsafeConfig(key: String, reason: String)
+    /// A value substituted into a command argument at run time would change what the program
+    /// reads (it starts the argument with `-`, an option; or holds a control character, a second
+    /// header or line). The value comes from recorded data (a login response, an imported HAR,
+    /// the clipboard), not from the config: nothing was run. `action` is the action's id, `key`
+    /// the argument (`actions[0].command[2]`), `placeholder` the field (`user.identifier`).
+    case unsafeArgument(action: String, key: String, placeholder: String, reason: String)
 
     /// A message for stderr.
     public var description: String {
@@ -91,6 +97,10 @@ public enum ActionError: Error, Sendable, Equatable, CustomStringConvertible {
             return "'\(command)' wrote more than \(limit) bytes"
         case .unsafeConfig(let key, let reason):
             return "\(key): \(reason)"
+        case .unsafeArgument(let action, let key, let placeholder, let reason):
+            return
+                "action '\(action)': \(key): {{\(placeholder)}} \(reason); nothing was run (the value comes from the "
+                + "recorded session: check it with 'userdebug session show')"
         }
     }
 }

@@ -32,7 +32,7 @@ public struct UserActionProvider: DebugActionProvider {
             .action(
                 DebugAction(id: "copy-token", title: "Copy Token", keyHint: "T", isSecret: true) { context in
                     guard let payload = BuiltinPayloads.token(of: context.session) else {
-                        throw ActionError.missing("session '\(context.session.name)' has no token")
+                        throw ActionError.missing(BuiltinPayloads.noTokenMessage(for: context.session))
                     }
                     return payload
                 }),

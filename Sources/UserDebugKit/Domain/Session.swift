@@ -36,4 +36,12 @@ public struct Session: Sendable, Hashable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
     }
+
+    /// The token when there is one that can be used: nil when there is none, it is empty, or it
+    /// is an export's placeholder (`[redacted]`, `{{authToken}}`) a store recorded before
+    /// imports recognised them.
+    public var usableToken: String? {
+        guard let token, !token.isEmpty, !Redacted.isPlaceholder(token) else { return nil }
+        return token
+    }
 }

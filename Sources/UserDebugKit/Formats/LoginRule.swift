@@ -12,7 +12,8 @@ public import FoundationEssentials
 /// answer with a JSON body is a login: a refused one (`401`) changes nothing. The user is the
 /// first of `user`'s paths that finds an object with an identifier (`id`, `identifier`,
 /// `userId`, …) or a bare string or integer (taken as the identifier); the token the first of
-/// `token`'s paths that finds a non-empty string.
+/// `token`'s paths that finds a non-empty string, unless that string is an export's placeholder
+/// (`[redacted]`, `{{authToken}}`), which leaves the session without a token.
 public struct LoginRule: Sendable, Equatable {
     /// The method, upper-cased; nil matches any.
     public var method: String?
@@ -81,11 +82,16 @@ public struct LoginRule: Sendable, Equatable {
         public var session: Session
         /// `scheme://host[:port]` of the login request.
         public var origin: String?
+        /// The placeholder found where the token is (`[redacted]`: a redacted export imported
+        /// back); the session then has no token.
+        public var tokenPlaceholder: String?
 
-        /// A login of `session`, made at `origin` when known.
-        public init(session: Session, origin: String? = nil) {
+        /// A login of `session`, made at `origin` when known; `tokenPlaceholder` when the token
+        /// found was an export's placeholder.
+        public init(session: Session, origin: String? = nil, tokenPlaceholder: String? = nil) {
             self.session = session
             self.origin = origin
+            self.tokenPlaceholder = tokenPlaceholder
         }
     }
 
@@ -102,13 +108,16 @@ public struct LoginRule: Sendable, Equatable {
             throw DocumentError(path: "$", message: "the body is not JSON")
         }
         let user = try findUser(in: body)
-        let token = tokenPaths.lazy.compactMap { $0.value(in: body)?.stringValue }.first { !$0.isEmpty }
+        var token = tokenPaths.lazy.compactMap { $0.value(in: body)?.stringValue }.first { !$0.isEmpty }
+        // A redacted export of a login says "[redacted]" where the token was: not a credential.
+        let placeholder = token.flatMap { Redacted.isPlaceholder($0) ? $0 : nil }
+        if placeholder != nil { token = nil }
         let url = LoginURL(response.request.url)
         let sessionName = name ?? self.sessionName ?? "\(user.identifier)@\(url?.host ?? "unknown")"
         try SessionDocument.validateName(sessionName, at: "$.name")
         let session = Session(
             name: sessionName, user: user, token: token, baseURL: baseURL, environment: environment, createdAt: now)
-        return Login(session: session, origin: url?.origin)
+        return Login(session: session, origin: url?.origin, tokenPlaceholder: placeholder)
     }
 
     /// The logins among `responses`, in order, each with the index of its response and the rule

@@ -50,15 +50,26 @@ public enum SessionDocument {
             throw root.error("missing \"user\" (or, for a bare user object, \"identifier\")")
         }
         try validateName(name, at: nameNode?.path ?? "$.name")
-        // A redacted export says "[redacted]" where the token was: importing it must not make the
-        // placeholder look like a real credential.
-        if token == Redacted.placeholder || token == "" { token = nil }
+        // A redacted export says "[redacted]" (or "{{authToken}}") where the token was: importing
+        // it must not make the placeholder look like a real credential.
+        if let found = token, found.isEmpty || Redacted.isPlaceholder(found) { token = nil }
         let createdAt = try date(root.member("createdAt")) ?? now
         let updatedAt = try date(root.member("updatedAt")) ?? createdAt
         return Session(
             name: name, user: try decodeUser(userNode), token: token, baseURL: baseURL,
             environment: environment, createdAt: createdAt, updatedAt: updatedAt
         )
+    }
+
+    /// The placeholder a session document holds where its token would be (`[redacted]`,
+    /// `{{authToken}}`: an export imported back), which `decode` records as no token; nil when
+    /// the token member is absent, a real token, or not a string.
+    public static func tokenPlaceholder(in value: JSONValue) -> String? {
+        let root = DocumentNode(value)
+        guard root.member("user") != nil, let token = root.firstMember(tokenKeys)?.node.value.stringValue,
+            Redacted.isPlaceholder(token)
+        else { return nil }
+        return token
     }
 
     /// Reads a user object: identifier and name by their aliases, every other member kept.
