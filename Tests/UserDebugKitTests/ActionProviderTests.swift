@@ -82,8 +82,8 @@ import Testing
                 "not found"))
         #expect(
             throws: ActionError.missing(
-                "no recorded response matches (session 'staging', status 5xx); userdebug response list shows what session 'staging' has"
-            )
+                "no recorded response matches (session 'staging', status 5xx); "
+                    + "userdebug response list shows what session 'staging' has")
         ) {
             try perform("print-response-5xx", providers: [provider])
         }

@@ -165,7 +165,10 @@ struct OpenMode: Sendable, CustomTestStringConvertible {
 
     /// Every error's message is one line that names the file (or the session) it is about.
     static let messages: [(StoreError, String)] = [
-        (.missing(path: "/s/u.db"), "no store yet at /s/u.db; record a session first: userdebug session import FILE (a session JSON)"),
+        (
+            .missing(path: "/s/u.db"),
+            "no store yet at /s/u.db; record a session first: userdebug session import FILE (a session JSON)"
+        ),
         (.busy(path: "/s/u.db"), "/s/u.db is locked by another writer; try again when it has finished"),
         (.noSuchSession("prod"), "no session named \"prod\"; list them with: userdebug session list"),
         (
