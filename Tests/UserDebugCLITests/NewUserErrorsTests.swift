@@ -29,7 +29,8 @@ import Testing
         let noStore = try home.run(["copy-id", "--to", "stdout"])
         #expect(noStore.status == 66)
         #expect(
-            noStore.err.contains("record a session first: userdebug session import FILE (a session JSON)"), "\(noStore)")
+            noStore.err.contains("record a session first: userdebug session import FILE (a session JSON)"), "\(noStore)"
+        )
         #expect(!noStore.err.contains("…"), "\(noStore.err)")
         try home.ok(["session", "import", "-"], stdin: Samples.session)
         #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_1\n")
