@@ -41,6 +41,9 @@
             user: Account, token: String?, name: String? = nil, baseURL: URL? = nil, environment: String? = nil,
             storePath: String? = nil
         ) throws -> String {
+            let defaultName = { (identifier: String, url: URL) in
+                LoginRule.defaultSessionName(identifier: identifier, url: url.absoluteString)
+            }
             let encoded = try JSONEncoder().encode(user)
             let userValue = try JSONParser().parse(Array(encoded))
             guard let identifier = userIdentifier(in: userValue) else {
@@ -49,7 +52,7 @@
             var members: [JSONObject.Member] = [
                 JSONObject.Member(
                     key: "name",
-                    value: .string(name ?? baseURL?.host.map { "\(identifier)@\($0)" } ?? identifier)),
+                    value: .string(name ?? baseURL.map { defaultName(identifier, $0) } ?? identifier)),
                 JSONObject.Member(key: "user", value: userValue),
             ]
             if let token { members.append(JSONObject.Member(key: "token", value: .string(token))) }

@@ -25,7 +25,7 @@ import Testing
         let login = try runTool(app, [server.baseURL, "fixture"], environment: home.environment)
         #expect(login.status == 0, "\(login)")
         #expect(login.out.contains("signed in as Fixture Login"), "\(login)")
-        #expect(login.out.contains("userdebug session: usr_fixture@127.0.0.1"), "\(login)")
+        #expect(login.out.contains("userdebug session: usr_fixture@\(server.hostAndPort)"), "\(login)")
         #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_fixture\n")
         #expect(try home.ok(["copy-token", "--to", "stdout", "--reveal"]).out == LoginRuleCLITests.token + "\n")
         let shown = try home.ok(["session", "show"]).out
@@ -34,7 +34,8 @@ import Testing
 
         let logout = try runTool(app, ["logout"], environment: home.environment)
         #expect(
-            logout.status == 0 && logout.out.contains("userdebug session ended: usr_fixture@127.0.0.1"), "\(logout)")
+            logout.status == 0 && logout.out.contains("userdebug session ended: usr_fixture@\(server.hostAndPort)"),
+            "\(logout)")
         let after = try home.run(["copy-id", "--to", "stdout"])
         #expect(after.status == 66 && after.err.contains("no current session"), "\(after)")
     }

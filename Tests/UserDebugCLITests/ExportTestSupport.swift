@@ -69,6 +69,8 @@ final class EchoServer: @unchecked Sendable {
     deinit { stop() }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// How a login to this server names its session after the `@`: the host and the port.
+    var hostAndPort: String { "127.0.0.1:\(port)" }
 
     func stop() {
         guard !stopped else { return }

@@ -53,7 +53,7 @@ import Testing
             ],
             environment: home.environment)
         #expect(capture.status == 0, "\(capture)")
-        #expect(capture.err.contains("recorded session 'usr_newuser@127.0.0.1'"), "\(capture)")
+        #expect(capture.err.contains("recorded session 'usr_newuser@\(server.hostAndPort)'"), "\(capture)")
 
         try withXvfb { x in try Self.pressTheHotkey(userdebug: userdebug, home: home, x: x) }
     }

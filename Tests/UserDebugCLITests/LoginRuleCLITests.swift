@@ -26,13 +26,14 @@ import Testing
         #expect(result.status == 0, "\(result)")
         #expect(
             result.err.contains(
-                "recorded session 'usr_ana@127.0.0.1' (user usr_ana) from response 1 (POST /v1/login → 200)"),
+                "recorded session 'usr_ana@\(server.hostAndPort)' (user usr_ana) from response 1 (POST /v1/login → 200)"
+            ),
             "\(result.err)")
         #expect(!result.err.contains(Self.token) && !result.out.contains(Self.token), "the token is never printed")
         #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_ana\n")
         let session = try home.ok(["session", "show", "--reveal"]).out
         #expect(session.contains(Self.token) && session.contains(#""baseURL": "\#(server.baseURL)""#), "\(session)")
-        #expect(try home.ok(["response", "list"]).out.contains(#""session":"usr_ana@127.0.0.1""#))
+        #expect(try home.ok(["response", "list"]).out.contains(#""session":"usr_ana@\#(server.hostAndPort)""#))
 
         // Another login: another session, now current; a refused one changes nothing.
         _ = try home.ok(["capture", "--", "curl", "-s", "-d", #"{"username": "bo"}"#, server.baseURL + "/v1/login"])

@@ -45,7 +45,7 @@ extension URLProtocolCaptureTests {
             if current == nil { try await Task.sleep(nanoseconds: 10_000_000) }
         }
         let session = try #require(current, "no session after the login: \(errors.all)")
-        #expect(session.name == "usr_hooked@127.0.0.1")
+        #expect(session.name == "usr_hooked@127.0.0.1:\(server.port)")
         #expect(session.user.identifier == "usr_hooked" && session.user.name == "Hooked Login")
         #expect(session.token == "tok-login-canary-83c1f0")
         #expect(session.baseURL == "http://127.0.0.1:\(server.port)")

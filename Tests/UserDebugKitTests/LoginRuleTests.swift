@@ -63,6 +63,24 @@ import Testing
         }
     }
 
+    /// Logins to two local servers on two ports are two sessions: the name keeps a port that is
+    /// not the scheme's default, and leaves user info out.
+    @Test(arguments: [
+        ("http://127.0.0.1:18391/v1/login", "usr_1@127.0.0.1:18391"),
+        ("http://127.0.0.1:18392/v1/login", "usr_1@127.0.0.1:18392"),
+        ("http://api.example.com:80/v1/login", "usr_1@api.example.com"),
+        ("https://api.example.com/v1/login", "usr_1@api.example.com"),
+        ("https://api.example.com:443/v1/login?x=1", "usr_1@api.example.com"),
+        ("https://api.example.com:8443/v1/login", "usr_1@api.example.com:8443"),
+        ("http://ana:pw@[::1]:8080/v1/login", "usr_1@[::1]:8080"),
+    ])
+    func aLoginNamesItsSessionByHostAndANonDefaultPort(url: String, name: String) throws {
+        let rule = try #require(Self.parse(#"{"login": [{"match": "POST /v1/login"}]}"#).login.first)
+        let login = try rule.login(
+            from: Self.response("POST", url, body: #"{"user": {"id": "usr_1"}, "token": "t"}"#), name: nil)
+        #expect(login?.session.name == name)
+    }
+
     @Test func matchingTakesTheMethodAndThePathWithoutTheQuery() throws {
         let rule = try LoginRule(match: "post /v1/login")
         #expect(rule.matches(BackendRequest(method: "POST", url: "https://api.example/v1/login?next=/x")))
@@ -89,7 +107,7 @@ import Testing
                 try rule.login(from: Self.response("POST", "https://api.example:8443/login", body: body), name: nil))
             #expect(login.session.user.identifier == identifier, "\(body)")
             #expect(login.session.token == token, "\(body)")
-            #expect(login.session.name == "\(identifier)@api.example")
+            #expect(login.session.name == "\(identifier)@api.example:8443")
             #expect(login.origin == "https://api.example:8443")
             #expect(login.session.baseURL == nil, "the store decides the base URL")
         }

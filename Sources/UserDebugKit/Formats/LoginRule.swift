@@ -113,11 +113,21 @@ public struct LoginRule: Sendable, Equatable {
         let placeholder = token.flatMap { Redacted.isPlaceholder($0) ? $0 : nil }
         if placeholder != nil { token = nil }
         let url = LoginURL(response.request.url)
-        let sessionName = name ?? self.sessionName ?? "\(user.identifier)@\(url?.host ?? "unknown")"
+        let sessionName =
+            name ?? self.sessionName ?? Self.defaultSessionName(identifier: user.identifier, url: response.request.url)
         try SessionDocument.validateName(sessionName, at: "$.name")
         let session = Session(
             name: sessionName, user: user, token: token, baseURL: baseURL, environment: environment, createdAt: now)
         return Login(session: session, origin: url?.origin, tokenPlaceholder: placeholder)
+    }
+
+    /// `IDENTIFIER@HOST`, or `IDENTIFIER@HOST:PORT` when the URL names a port other than its
+    /// scheme's (so logins to two local servers on two ports are two sessions, not one that each
+    /// overwrites); `IDENTIFIER@unknown` without a usable URL. The login rules and the Swift API
+    /// (`UserDebugSession.loggedIn`) name a session this way.
+    public static func defaultSessionName(identifier: String, url: String?) -> String {
+        guard let url, let parts = LoginURL(url) else { return "\(identifier)@unknown" }
+        return "\(identifier)@\(parts.hostAndPort)"
     }
 
     /// The logins among `responses`, in order, each with the index of its response and the rule
@@ -163,6 +173,8 @@ struct LoginURL {
     var path: String
     var host: String
     var origin: String
+    /// The host and, when it is not the scheme's default (80, 443), the port.
+    var hostAndPort: String
 
     init?(_ url: String) {
         guard HTTPURL.problem(url) == nil, let colon = url.firstIndex(of: ":") else { return nil }
@@ -179,6 +191,9 @@ struct LoginURL {
             host = String(hostAndPort.prefix { $0 != ":" })
         }
         origin = scheme.lowercased() + "://" + hostAndPort
+        let port = hostAndPort.dropFirst(host.count).drop { $0 == ":" }
+        let defaultPort = scheme.lowercased() == "https" ? "443" : "80"
+        self.hostAndPort = port.isEmpty || port == defaultPort ? host : host + ":" + port
     }
 }
 
