@@ -124,16 +124,17 @@ typedef struct cwl_own_options {
  * In the caller: connects, binds the seat and the data-control manager, creates a data source
  * offering the types below, sets it as the selection (or the primary selection), and waits
  * (one sync round trip, bounded by connect_timeout) until the device reports as the current
- * selection an offer that carries our marker type (application/x-userdebug-owner;pid=N;t=T,
- * unique to this copy): only then has the compositor made our source the selection. Then it forks
+ * selection an offer that came after our set_selection (a wl_display.sync sent just before it
+ * fences off the selection shown until then) with exactly our types, and our source was not
+ * cancelled: only then has the compositor made our source the selection. No type of our own is
+ * offered for this: every application would see it in its paste menu. Then it forks
  * as COwnerProcess's rules say (ud_owner.h: a single-threaded caller with flushed stdio) and
  * returns CWL_OK with the serving process's id in *owner_pid.
  *
  * Types offered (the full list is kept here only; WaylandClipboard refers to it):
  *   text/plain;charset=utf-8, text/plain, UTF8_STRING, TEXT, STRING (when offer_text);
  *   application/json (kind JSON); application/octet-stream (kind BINARY);
- *   x-kde-passwordManagerHint = "secret" and application/x-copyq-hidden = "1" (is_secret); the
- *   marker type (empty content).
+ *   x-kde-passwordManagerHint = "secret" and application/x-copyq-hidden = "1" (is_secret).
  * Every text type gets the same UTF-8 bytes, NUL bytes included.
  *
  * In the serving process (C only, never returns): detached (ud_owner_detach). Each `send` gets
