@@ -85,6 +85,26 @@ typedef struct cwl_probe_result {
 cwl_status cwl_probe(const char *display, const char *runtime_dir, double timeout, cwl_probe_result *out,
                      cwl_error *err);
 
+/* The most compositors cwl_discover reports. */
+#define CWL_FOUND_MAX 4
+
+/* What cwl_discover found. */
+typedef struct cwl_found {
+    size_t seen;                     /* sockets named wayland-N owned by our euid, answering or not */
+    size_t count;                    /* of them, those whose listener runs as our euid (in paths) */
+    char paths[CWL_FOUND_MAX][108];  /* their absolute paths (valid WAYLAND_DISPLAY values), lowest N first */
+} cwl_found;
+
+/*
+ * cwl_discover: the compositors of this session when WAYLAND_DISPLAY is not set: the entries of
+ * `runtime_dir` (NULL or "": $XDG_RUNTIME_DIR, else /run/user/EUID) named wayland-N (N digits;
+ * not the .lock files) that are sockets owned by our euid and whose listener runs as our euid
+ * (connected to without blocking and asked with SO_PEERCRED; nothing is sent, the connection
+ * is closed at once). Reads one directory; never talks Wayland. Never fails: *out is filled
+ * (count 0: none of ours listens; seen 0 as well: there is no socket of ours at all).
+ */
+void cwl_discover(const char *runtime_dir, cwl_found *out);
+
 /* What the bytes are; decides the types offered (see cwl_own). */
 typedef enum cwl_kind {
     CWL_KIND_TEXT = 0,

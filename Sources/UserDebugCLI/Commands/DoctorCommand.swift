@@ -145,7 +145,9 @@ struct DoctorReport {
         let endpoint = invocation.waylandEndpoint
         let wayland = endpoint.probe(timeout: timeout)
         let display = invocation.variable("DISPLAY").flatMap { $0.isEmpty ? nil : $0 }
-        let choice = BackendChoice.choose(preference, from: source, waylandDisplay: endpoint.display) { wayland }
+        let choice = BackendChoice.choose(
+            preference, from: source, waylandDisplay: endpoint.display, discovered: endpoint.discovery != nil
+        ) { wayland }
         return DoctorReport(
             preference: preference, source: source, waylandDisplay: endpoint.display, wayland: wayland,
             display: display, x11: X11Finding.probe(display, timeout: timeout), choice: choice,
