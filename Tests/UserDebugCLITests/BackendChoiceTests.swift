@@ -310,6 +310,7 @@ import UserDebugKit
             let doctor = try run(sway, ["doctor"], environment: environment)
             #expect(doctor.out.contains("backend: wayland"), "\(doctor)")
             #expect(doctor.out.contains("WAYLAND_DISPLAY is not set; \(sway.socket) (ours, found)"), "\(doctor)")
+            #expect(doctor.out.contains("WAYLAND_DISPLAY: not set; found \(sway.socket) — answers"), "\(doctor)")
         }
     }
 

@@ -131,6 +131,8 @@ struct DoctorReport {
     var preference: ClipboardBackendPreference
     var source: BackendChoice.Source
     var waylandDisplay: String?
+    /// Whether `waylandDisplay` is the socket of ours found with `WAYLAND_DISPLAY` unset.
+    var waylandFound = false
     var wayland: WaylandFinding
     var display: String?
     var x11: X11Finding
@@ -149,7 +151,8 @@ struct DoctorReport {
             preference, from: source, waylandDisplay: endpoint.display, discovered: endpoint.discovery != nil
         ) { wayland }
         return DoctorReport(
-            preference: preference, source: source, waylandDisplay: endpoint.display, wayland: wayland,
+            preference: preference, source: source, waylandDisplay: endpoint.display,
+            waylandFound: endpoint.discovery != nil && endpoint.display != nil, wayland: wayland,
             display: display, x11: X11Finding.probe(display, timeout: timeout), choice: choice,
             configFile: invocation.paths.configFile,
             store: StoreFinding(
@@ -188,7 +191,7 @@ struct DoctorReport {
         backend: \(verdict)
         reason: \(reason)
         preference: \(preference.rawValue) (\(source.rawValue))
-        WAYLAND_DISPLAY: \(waylandDisplay.map { "\($0) — " } ?? "")\(wayland.description)
+        WAYLAND_DISPLAY: \(waylandFound ? "not set; found " : "")\(waylandDisplay.map { "\($0) — " } ?? "")\(wayland.description)
         DISPLAY: \(display.map { "\($0) — " } ?? "")\(x11.description)
         config: \(configFile)
         store: \(store.text)
