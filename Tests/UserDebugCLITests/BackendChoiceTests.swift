@@ -336,6 +336,25 @@ import UserDebugKit
         }
     }
 
+    /// The same under `--to auto` on a terminal: the result on standard output with the reason,
+    /// never "copied".
+    @Test func anUnreachableCompositorUnderAutoFallsBackToStandardOutputWithTheReason() throws {
+        try withSway { sway in
+            let runtime = try staleRuntimeDirectory(for: sway.account)
+            defer { try? FileManager.default.removeItem(atPath: runtime) }
+            let chown = try runTool("/bin/chown", ["-R", "\(sway.account.uid):\(sway.account.gid)", home.root.path])
+            try #require(chown.status == 0, "\(chown)")
+            let command = (TestUser.runningAs(sway.account) + [UserDebugHome.binary, "copy-id"]).joined(separator: " ")
+            let environment = home.environment.merging(["DISPLAY": sway.xDisplay, "XDG_RUNTIME_DIR": runtime]) { $1 }
+            let out = try Peer.read(["script", "-qec", command, "/dev/null"], environment: environment, limit: 30)
+            let text = String(decoding: out.bytes, as: UTF8.self)
+            #expect(out.status == 0, "\(text)")
+            #expect(text.contains("usr_1"), "\(text)")
+            #expect(text.contains("no clipboard (the X11 copy may not reach Wayland clients"), "\(text)")
+            #expect(!text.contains("copied"), "\(text)")
+        }
+    }
+
     /// A runtime directory of the account's own holding a `wayland-0` socket that nothing listens on.
     func staleRuntimeDirectory(for account: TestUser.Account) throws -> String {
         var template = Array("/tmp/userdebug-stale-XXXXXX".utf8CString)
