@@ -97,10 +97,18 @@ static void announce(cwl_session *s, uint32_t id, cwl_error *err) {
     if (slot->id != 0) cwl_request(&s->conn, err, slot->id, CWL_OFFER_DESTROY, "");
     forget(slot);
     slot->id = id;
+    slot->late = s->fenced;
+}
+
+int cwl_session_offer_is_ours(const cwl_session *s, const cwl_offer *o) {
+    uint32_t all = s->ours_count >= 32 ? UINT32_MAX : (1u << s->ours_count) - 1;
+    return o != NULL && o->late && s->ours_count > 0 && o->type_count == s->ours_count && o->ours_seen == all;
 }
 
 static void add_type(cwl_session *s, cwl_offer *o, const char *type) {
-    if (s->marker != NULL && strcmp(type, s->marker) == 0) o->marked = 1;
+    o->type_count++;
+    for (uint32_t i = 0; i < s->ours_count; i++)
+        if (strcmp(type, s->ours[i]) == 0) o->ours_seen |= 1u << i;
     if (!s->keep_types) return;
     size_t n = strlen(type);
     char *grown = realloc(o->types, o->types_len + n + 2);

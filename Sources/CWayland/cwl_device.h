@@ -9,10 +9,14 @@
 
 /* Offers remembered at once; the compositor announces at most one per selection at a time. */
 #define CWL_MAX_OFFERS 8
+/* The most types our source offers (cwl_own in cwl.h lists them). */
+#define CWL_MAX_OURS 12
 
 typedef struct cwl_offer {
     uint32_t id;
-    int marked;      /* it offered the session's marker type: it is our own source */
+    int late;        /* announced after the session's fence: caused by our set_selection or later */
+    uint32_t type_count; /* every type it offered, counted */
+    uint32_t ours_seen;  /* bit i: it offered the session's ours[i] */
     char *types;     /* with keep_types: every type offered, each followed by '\n' (malloc'd) */
     size_t types_len;
 } cwl_offer;
@@ -23,7 +27,11 @@ typedef struct cwl_session {
     int is_ext;
     uint32_t manager_version; /* the version the manager was bound at */
     uint32_t seat, manager, device;
-    const char *marker;  /* NULL, or the type that marks our own source's offer */
+    /* Our own source's types (the owner), to recognise its offer without a type of our own
+     * in the list: see cwl_owner_take. */
+    const char *ours[CWL_MAX_OURS];
+    uint32_t ours_count;
+    int fenced;          /* the fence sync sent just before set_selection is done */
     int keep_types;      /* remember each offer's types (the reader) */
     int drop_offers;     /* destroy each offer as soon as it is announced (the serving owner) */
     cwl_offer offers[CWL_MAX_OFFERS];
@@ -60,5 +68,9 @@ void cwl_session_forget_offers(cwl_session *s);
 
 /* The remembered offer with `id`, or NULL. */
 cwl_offer *cwl_session_offer(cwl_session *s, uint32_t id);
+
+/* Whether offer `o` is our own source's: announced after the fence and offering exactly the
+ * types in s->ours, no more, no fewer. */
+int cwl_session_offer_is_ours(const cwl_session *s, const cwl_offer *o);
 
 #endif

@@ -70,7 +70,6 @@ static cwl_status take_again(cwl_owner *w, const cwl_hand_header *h, cwl_buffer 
     w->cancelled = 0;
     w->s.current = 0;
     w->s.drop_offers = 0;
-    cwl_owner_mark(w);
     cwl_error err;
     cwl_status st = cwl_owner_take(w, cwl_now() + 1, &err);
     cwl_session_forget_offers(&w->s);

@@ -1,7 +1,7 @@
 /*
  * Taking the selection in the caller: a data source with our types, set as the selection,
- * confirmed by the device showing our marked offer as the current one; then the fork (see
- * cwl_own in cwl.h).
+ * confirmed by the device showing our offer as the current one (see cwl_owner_take in
+ * cwl_owner.h); then the fork (see cwl_own in cwl.h).
  */
 #define _GNU_SOURCE
 #include "cwl_known.h"
@@ -22,29 +22,23 @@ static const char *const text_types[] = {"text/plain;charset=utf-8", "text/plain
 #define CWL_HINT_TYPE "x-kde-passwordManagerHint"
 #define CWL_COPYQ_HIDDEN_TYPE "application/x-copyq-hidden"
 
-static cwl_status offer_types(cwl_owner *w, cwl_error *err) {
-    cwl_conn *c = &w->s.conn;
-    cwl_status st = CWL_OK;
-    if (w->o.offer_text)
-        for (size_t i = 0; i < sizeof text_types / sizeof *text_types && st == CWL_OK; i++)
-            st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", text_types[i]);
-    if (st == CWL_OK && w->o.kind == CWL_KIND_JSON)
-        st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", "application/json");
-    if (st == CWL_OK && w->o.kind == CWL_KIND_BINARY)
-        st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", "application/octet-stream");
-    if (st == CWL_OK && w->o.is_secret) st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", CWL_HINT_TYPE);
-    if (st == CWL_OK && w->o.is_secret)
-        st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", CWL_COPYQ_HIDDEN_TYPE);
-    if (st == CWL_OK) st = cwl_request(c, err, w->source, CWL_SOURCE_OFFER, "s", w->marker);
-    return st;
+/* Offer `type` on our source and remember it among ours. */
+static cwl_status offer(cwl_owner *w, const char *type, cwl_error *err) {
+    if (w->s.ours_count < CWL_MAX_OURS) w->s.ours[w->s.ours_count++] = type;
+    return cwl_request(&w->s.conn, err, w->source, CWL_SOURCE_OFFER, "s", type);
 }
 
-void cwl_owner_mark(cwl_owner *w) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    snprintf(w->marker, sizeof w->marker, "application/x-userdebug-owner;pid=%ld;t=%lld.%09ld", (long)getpid(),
-             (long long)ts.tv_sec, ts.tv_nsec);
-    w->s.marker = w->marker;
+static cwl_status offer_types(cwl_owner *w, cwl_error *err) {
+    cwl_status st = CWL_OK;
+    w->s.ours_count = 0;
+    if (w->o.offer_text)
+        for (size_t i = 0; i < sizeof text_types / sizeof *text_types && st == CWL_OK; i++)
+            st = offer(w, text_types[i], err);
+    if (st == CWL_OK && w->o.kind == CWL_KIND_JSON) st = offer(w, "application/json", err);
+    if (st == CWL_OK && w->o.kind == CWL_KIND_BINARY) st = offer(w, "application/octet-stream", err);
+    if (st == CWL_OK && w->o.is_secret) st = offer(w, CWL_HINT_TYPE, err);
+    if (st == CWL_OK && w->o.is_secret) st = offer(w, CWL_COPYQ_HIDDEN_TYPE, err);
+    return st;
 }
 
 cwl_status cwl_owner_take(cwl_owner *w, double deadline, cwl_error *err) {
@@ -52,6 +46,10 @@ cwl_status cwl_owner_take(cwl_owner *w, double deadline, cwl_error *err) {
     w->source = cwl_new_id(c);
     cwl_status st = cwl_request(c, err, w->s.manager, CWL_MANAGER_CREATE_DATA_SOURCE, "u", w->source);
     if (st == CWL_OK) st = offer_types(w, err);
+    /* The fence: the device's events before its done were caused before our set_selection. */
+    w->s.fenced = 0;
+    w->fence = cwl_new_id(c);
+    if (st == CWL_OK) st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_SYNC, "u", w->fence);
     uint32_t set = w->o.selection == CWL_PRIMARY ? CWL_DEVICE_SET_PRIMARY_SELECTION : CWL_DEVICE_SET_SELECTION;
     if (st == CWL_OK) st = cwl_request(c, err, w->s.device, set, "u", w->source);
     if (st == CWL_OK) st = cwl_roundtrip(c, deadline, cwl_owner_event, w, err);
@@ -63,7 +61,7 @@ cwl_status cwl_owner_take(cwl_owner *w, double deadline, cwl_error *err) {
         return cwl_fail(err, CWL_NOT_OWNER, 0, "the compositor cancelled our source at once (replaced or refused)");
     if (w->s.finished) return cwl_fail(err, CWL_NOT_OWNER, 0, "the data-control device went away (seat removed)");
     cwl_offer *current = cwl_session_offer(&w->s, w->s.current);
-    if (current == NULL || !current->marked)
+    if (!cwl_session_offer_is_ours(&w->s, current))
         return cwl_fail(err, CWL_NOT_OWNER, 0, "the compositor shows another %s than ours",
                         w->o.selection == CWL_PRIMARY ? "primary selection" : "selection");
     return CWL_OK;
@@ -106,7 +104,6 @@ cwl_status cwl_own(const cwl_own_options *options, const uint8_t *bytes, size_t 
     w->content = content;
     w->listener = -1;
     w->s.conn.fd = -1;
-    cwl_owner_mark(w);
     double deadline = cwl_now() + options->connect_timeout;
     cwl_known known;
     cwl_known_locate(&known, options->display, options->runtime_dir);

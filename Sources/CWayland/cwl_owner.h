@@ -10,7 +10,6 @@
 typedef enum cwl_content {
     CWL_CONTENT_PAYLOAD = 0,
     CWL_CONTENT_SECRET_HINT = 1, /* "secret" */
-    CWL_CONTENT_EMPTY = 2,       /* the marker type */
     CWL_CONTENT_COPYQ_HIDDEN = 3, /* "1" */
 } cwl_content;
 
@@ -41,7 +40,7 @@ typedef struct cwl_owner {
     uint32_t old_source; /* the source a handed-over copy replaced (its late sends are refused) */
     int cancelled;
     int leaving;
-    char marker[96];
+    uint32_t fence; /* the wl_callback of the sync sent just before set_selection */
     cwl_transfer transfers[CWL_MAX_TRANSFERS];
     size_t transfer_count;
     double lifetime_at, clear_at; /* cwl_now() times; INFINITY: never */
@@ -49,11 +48,12 @@ typedef struct cwl_owner {
     double listen_until;          /* retry binding it until then (an owner we replace may hold it) */
 } cwl_owner;
 
-/* A fresh marker type for the next source (pid and time: unique to one copy). */
-void cwl_owner_mark(cwl_owner *w);
-
 /* Create a source with the current content's types, make it the selection, and confirm it
- * (see cwl_own): CWL_OK, or CWL_NOT_OWNER and the other failures with err filled. */
+ * (see cwl_own): CWL_OK, or CWL_NOT_OWNER and the other failures with err filled.
+ * Confirmed means: in the round trip, after the done of a sync sent just before set_selection,
+ * the device announced as the current selection an offer of exactly our types, and our source
+ * was not cancelled. The fence tells our offer from the selection shown before (an earlier copy
+ * of ours has the same types), with no type of our own in the list that every application sees. */
 cwl_status cwl_owner_take(cwl_owner *w, double deadline, cwl_error *err);
 
 /* Restart the lifetime and secret-clearing timers from now, by w->o. */

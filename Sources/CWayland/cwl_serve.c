@@ -31,7 +31,6 @@ static void add_transfer(cwl_owner *w, const char *type, int fd) {
     cwl_content content = CWL_CONTENT_PAYLOAD;
     if (strcmp(type, "x-kde-passwordManagerHint") == 0) content = CWL_CONTENT_SECRET_HINT;
     if (strcmp(type, "application/x-copyq-hidden") == 0) content = CWL_CONTENT_COPYQ_HIDDEN;
-    if (strcmp(type, w->marker) == 0) content = CWL_CONTENT_EMPTY;
     cwl_buffer *buffer = content == CWL_CONTENT_PAYLOAD ? w->content : NULL;
     if (buffer != NULL) buffer->refs++;
     w->transfers[w->transfer_count++] =
@@ -55,6 +54,10 @@ cwl_status cwl_owner_event(void *owner, cwl_conn *c, cwl_msg *m, cwl_error *err)
     cwl_owner *w = owner;
     if (m->object == c->registry) {
         cwl_registry_event(c, m); /* a copy with known names reads the globals in its one round trip */
+        return CWL_OK;
+    }
+    if (m->object == w->fence && w->fence != 0) {
+        w->s.fenced = 1; /* its done: what the device announces from here on follows our set_selection */
         return CWL_OK;
     }
     if (m->object == w->source) {

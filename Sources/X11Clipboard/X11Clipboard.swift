@@ -1,6 +1,10 @@
 import CX11
 public import UserDebugKit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The X11 clipboard (CLIPBOARD or PRIMARY) through the CX11 shim over libxcb.
 ///
 /// `copy` takes the selection, confirms it with the X server, and leaves a detached C-only
@@ -39,6 +43,30 @@ public struct X11Clipboard: Clipboard {
         let pid = try CX11Calls.own(
             payload, selection: selection, options: options, policy: policy, display: display, authority: authority)
         return OwnerProcess(pid: pid)
+    }
+
+    /// Whether the X server on `display` is XWayland (the XWAYLAND extension, or a RandR monitor
+    /// named `XWAYLAND<N>`), asked within `timeout` seconds on a connection of its own; nil when
+    /// no server answers. Costs a connection and two or three round trips: ask only where the
+    /// answer matters (an X11 copy with a Wayland compositor of ours that cannot be reached).
+    public func isXWayland(timeout: Double) -> Bool? {
+        try? CX11Calls.isXWayland(display: display, authority: authority, timeout: timeout)
+    }
+
+    /// Stops the process `owner` serving a copy that must not be served (one whose check after
+    /// the copy failed), at once: SIGKILL, so that it hands nothing to a clipboard manager on its
+    /// way out, and the X server drops its selection with its connection. Only a process running
+    /// this very executable is signalled (the id of one that left may have been reused).
+    public static func stop(_ owner: OwnerProcess) {
+        guard owner.pid > 0, runsThisExecutable(owner.pid) else { return }
+        kill(owner.pid, SIGKILL)
+    }
+
+    private static func runsThisExecutable(_ pid: Int32) -> Bool {
+        var theirs = stat()
+        var ours = stat()
+        return stat("/proc/\(pid)/exe", &theirs) == 0 && stat("/proc/self/exe", &ours) == 0
+            && theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino
     }
 
     /// Reads `selection` converted to `target`, following INCR, keeping NUL bytes.

@@ -266,6 +266,118 @@ import UserDebugKit
         }
     }
 
+    /// What an X11 client of sway's user reads from XWayland's CLIPBOARD (xclip, as that user:
+    /// XWayland refuses other users' clients).
+    func xclipPaste(_ sway: Sway) throws -> [UInt8] {
+        try Peer.read(
+            TestUser.runningAs(sway.account) + ["xclip", "-o", "-selection", "clipboard"],
+            environment: ["DISPLAY": sway.xDisplay, "PATH": "/usr/bin:/bin"], limit: 20
+        ).bytes
+    }
+
+    /// Runs the binary as sway's user as `run` does, with `environment` instead of the client's.
+    func run(_ sway: Sway, _ arguments: [String], environment: [String: String]) throws -> RunResult {
+        let chown = try runTool("/bin/chown", ["-R", "\(sway.account.uid):\(sway.account.gid)", home.root.path])
+        try #require(chown.status == 0, "\(chown)")
+        return try runTool(
+            "/usr/bin/setpriv",
+            Array(TestUser.runningAs(sway.account).dropFirst()) + [UserDebugHome.binary] + arguments,
+            environment: home.environment.merging(environment) { $1 })
+    }
+
+    @Test func aFailedX11CopyStopsServingItsValue() throws {
+        try withSway { sway in
+            let result = try run(sway, ["copy-id", "--to", "clipboard", "--backend", "x11"])
+            #expect(result.status == 69, "\(result)")
+            #expect(
+                eventually(timeout: 5) { (try? xclipPaste(sway)) != Array("usr_1".utf8) },
+                "the X11 owner of a copy that exited 69 still serves its value")
+        }
+    }
+
+    /// A hotkey tool without WAYLAND_DISPLAY (started before the session exported it): the copy
+    /// finds sway's socket in XDG_RUNTIME_DIR and copies through data-control, to both
+    /// selections, with no window focused (an X11 copy would vanish there).
+    @Test func withoutWaylandDisplayTheCompositorIsFoundInTheRuntimeDirectory() throws {
+        try withSway { sway in
+            let environment = ["DISPLAY": sway.xDisplay, "XDG_RUNTIME_DIR": sway.runtimeDir]
+            for (selection, flags) in [("clipboard", ["-n"]), ("primary", ["-n", "-p"])] {
+                let result = try run(sway, ["copy-id", "--to", selection], environment: environment)
+                #expect(result.status == 0, "\(result)")
+                let pasted = try Peer.read(["wl-paste"] + flags, environment: sway.environment, limit: 20)
+                #expect(pasted.bytes == Array("usr_1".utf8), "\(selection): \(result)")
+            }
+            let doctor = try run(sway, ["doctor"], environment: environment)
+            #expect(doctor.out.contains("backend: wayland"), "\(doctor)")
+            #expect(doctor.out.contains("WAYLAND_DISPLAY is not set; \(sway.socket) (ours, found)"), "\(doctor)")
+            #expect(doctor.out.contains("WAYLAND_DISPLAY: not set; found \(sway.socket) — answers"), "\(doctor)")
+        }
+    }
+
+    /// Without WAYLAND_DISPLAY, and with nothing of ours answering on the `wayland-0` socket of
+    /// ours in XDG_RUNTIME_DIR (a stale one), an X11 copy into sway's XWayland cannot be checked:
+    /// exit 69 naming the cause and the fix instead of "copied", and its owner stops serving.
+    @Test func anUnreachableCompositorUnderXWaylandIsExit69NamingTheFix() throws {
+        try withSway { sway in
+            let runtime = try staleRuntimeDirectory(for: sway.account)
+            defer { try? FileManager.default.removeItem(atPath: runtime) }
+            let environment = ["DISPLAY": sway.xDisplay, "XDG_RUNTIME_DIR": runtime]
+            let result = try run(sway, ["copy-id", "--to", "clipboard"], environment: environment)
+            #expect(result.status == 69, "\(result)")
+            #expect(!result.err.contains("copied"), "\(result)")
+            #expect(result.err.contains("DISPLAY is XWayland"), "\(result)")
+            #expect(result.err.contains("systemctl --user import-environment WAYLAND_DISPLAY"), "\(result)")
+            #expect(
+                result.err.contains("nothing of ours listens on the wayland-N sockets of ours in \(runtime)"),
+                "\(result)")
+            #expect(
+                eventually(timeout: 5) { (try? xclipPaste(sway)) != Array("usr_1".utf8) },
+                "the X11 owner of a copy that exited 69 still serves its value")
+        }
+    }
+
+    /// The same under `--to auto` on a terminal: the result on standard output with the reason,
+    /// never "copied".
+    @Test func anUnreachableCompositorUnderAutoFallsBackToStandardOutputWithTheReason() throws {
+        try withSway { sway in
+            let runtime = try staleRuntimeDirectory(for: sway.account)
+            defer { try? FileManager.default.removeItem(atPath: runtime) }
+            let chown = try runTool("/bin/chown", ["-R", "\(sway.account.uid):\(sway.account.gid)", home.root.path])
+            try #require(chown.status == 0, "\(chown)")
+            let command = (TestUser.runningAs(sway.account) + [UserDebugHome.binary, "copy-id"]).joined(separator: " ")
+            let environment = home.environment.merging(["DISPLAY": sway.xDisplay, "XDG_RUNTIME_DIR": runtime]) { $1 }
+            let out = try Peer.read(["script", "-qec", command, "/dev/null"], environment: environment, limit: 30)
+            let text = String(decoding: out.bytes, as: UTF8.self)
+            #expect(out.status == 0, "\(text)")
+            #expect(text.contains("usr_1"), "\(text)")
+            #expect(text.contains("no clipboard (the X11 copy may not reach Wayland clients"), "\(text)")
+            #expect(!text.contains("copied"), "\(text)")
+        }
+    }
+
+    /// A runtime directory of the account's own holding a `wayland-0` socket that nothing listens on.
+    func staleRuntimeDirectory(for account: TestUser.Account) throws -> String {
+        var template = Array("/tmp/userdebug-stale-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { $0.baseAddress.flatMap { mkdtemp($0) } }
+        let dir = try #require(made.map { String(cString: $0) })
+        let path = dir + "/wayland-0"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        close(fd)
+        try #require(bound == 0, "bind \(path): errno \(errno)")
+        try #require(chown(path, account.uid, account.gid) == 0 && chown(dir, account.uid, account.gid) == 0)
+        return dir
+    }
+
     @Test func anX11CopyWithAnX11WindowFocusedReachesWaylandClients() throws {
         try withSway { sway in
             let window = try sway.startWindow(["xmessage", "-geometry", "200x50", "x11 window"], x11: true)

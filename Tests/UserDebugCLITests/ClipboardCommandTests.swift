@@ -151,6 +151,23 @@ import Testing
         }
     }
 
+    /// `> f 2>&1` cannot be told from a session log, so `--to auto` copies there too; the file
+    /// then says where the result went and how to get it written instead (README: Where output goes).
+    @Test func aRedirectOfBothStreamsToOneFileSaysWhereTheResultWent() throws {
+        try withXvfb { x in
+            let file = home.root.appendingPathComponent("user.json").path
+            let out = try Peer.read(
+                ["sh", "-c", "\(UserDebugHome.binary) dump-json >'\(file)' 2>&1"],
+                environment: x.environment.merging(home.environment) { a, _ in a }, limit: 20)
+            #expect(out.status == 0)
+            #expect(try xclipOut(x).bytes.first == UInt8(ascii: "{"))
+            let written = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(written.contains("copied"), "\(written)")
+            #expect(written.contains("standard output and standard error are the same file"), "\(written)")
+            #expect(written.contains("--to stdout writes to it"), "\(written)")
+        }
+    }
+
     @Test func withoutADisplayATerminalUserGetsStdoutAndANotice() throws {
         let environment = home.environment.merging(["DISPLAY": ":4093"]) { $1 }
         let out = try Peer.read(

@@ -51,6 +51,29 @@ import Testing
         }
     }
 
+    /// Every type other applications see is a real one: nothing of our own bookkeeping (an
+    /// `application/x-userdebug-owner;pid=…` type once confirmed our offer), after a cold copy,
+    /// a copy handed to our serving process, a new owner replacing an identical selection of
+    /// ours (which must still be confirmed as ours), and a JSON copy.
+    @Test func theSelectionOffersOnlyRealTypes() throws {
+        let text = ["text/plain;charset=utf-8", "text/plain", "UTF8_STRING", "TEXT", "STRING"]
+        try withSway { sway in
+            for (arguments, expected) in [
+                (["copy-id", "--to", "clipboard"], text), (["copy-id", "--to", "clipboard"], text),
+                (["copy-id", "--to", "clipboard", "--new-owner"], text),
+                (["dump-json", "--to", "clipboard"], text + ["application/json"]),
+            ] {
+                let result = try home.run(arguments, extraEnvironment: env(sway))
+                #expect(result.status == 0, "\(arguments): \(result)")
+                let listed = try Peer.read(["wl-paste", "--list-types"], environment: sway.environment, limit: 20)
+                let types = String(decoding: listed.bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+                #expect(Set(types) == Set(expected), "\(arguments): \(types)")
+                #expect(!types.contains { $0.contains("userdebug") }, "\(arguments): \(types)")
+            }
+            #expect(try Peer.read(["wl-paste", "-n"], environment: sway.environment).bytes.first == UInt8(ascii: "{"))
+        }
+    }
+
     @Test func commandSubstitutionAndAPipeReturnAtOnce() throws {
         try withSway { sway in
             let script = """

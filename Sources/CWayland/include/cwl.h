@@ -85,6 +85,26 @@ typedef struct cwl_probe_result {
 cwl_status cwl_probe(const char *display, const char *runtime_dir, double timeout, cwl_probe_result *out,
                      cwl_error *err);
 
+/* The most compositors cwl_discover reports. */
+#define CWL_FOUND_MAX 4
+
+/* What cwl_discover found. */
+typedef struct cwl_found {
+    size_t seen;                     /* sockets named wayland-N owned by our euid, answering or not */
+    size_t count;                    /* of them, those whose listener runs as our euid (in paths) */
+    char paths[CWL_FOUND_MAX][108];  /* their absolute paths (valid WAYLAND_DISPLAY values), lowest N first */
+} cwl_found;
+
+/*
+ * cwl_discover: the compositors of this session when WAYLAND_DISPLAY is not set: the entries of
+ * `runtime_dir` (NULL or "": $XDG_RUNTIME_DIR, else /run/user/EUID) named wayland-N (N digits;
+ * not the .lock files) that are sockets owned by our euid and whose listener runs as our euid
+ * (connected to without blocking and asked with SO_PEERCRED; nothing is sent, the connection
+ * is closed at once). Reads one directory; never talks Wayland. Never fails: *out is filled
+ * (count 0: none of ours listens; seen 0 as well: there is no socket of ours at all).
+ */
+void cwl_discover(const char *runtime_dir, cwl_found *out);
+
 /* What the bytes are; decides the types offered (see cwl_own). */
 typedef enum cwl_kind {
     CWL_KIND_TEXT = 0,
@@ -124,16 +144,17 @@ typedef struct cwl_own_options {
  * In the caller: connects, binds the seat and the data-control manager, creates a data source
  * offering the types below, sets it as the selection (or the primary selection), and waits
  * (one sync round trip, bounded by connect_timeout) until the device reports as the current
- * selection an offer that carries our marker type (application/x-userdebug-owner;pid=N;t=T,
- * unique to this copy): only then has the compositor made our source the selection. Then it forks
+ * selection an offer that came after our set_selection (a wl_display.sync sent just before it
+ * fences off the selection shown until then) with exactly our types, and our source was not
+ * cancelled: only then has the compositor made our source the selection. No type of our own is
+ * offered for this: every application would see it in its paste menu. Then it forks
  * as COwnerProcess's rules say (ud_owner.h: a single-threaded caller with flushed stdio) and
  * returns CWL_OK with the serving process's id in *owner_pid.
  *
  * Types offered (the full list is kept here only; WaylandClipboard refers to it):
  *   text/plain;charset=utf-8, text/plain, UTF8_STRING, TEXT, STRING (when offer_text);
  *   application/json (kind JSON); application/octet-stream (kind BINARY);
- *   x-kde-passwordManagerHint = "secret" and application/x-copyq-hidden = "1" (is_secret); the
- *   marker type (empty content).
+ *   x-kde-passwordManagerHint = "secret" and application/x-copyq-hidden = "1" (is_secret).
  * Every text type gets the same UTF-8 bytes, NUL bytes included.
  *
  * In the serving process (C only, never returns): detached (ud_owner_detach). Each `send` gets

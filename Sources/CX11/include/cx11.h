@@ -172,6 +172,16 @@ cx11_status cx11_paste_to_fd(const char *display, const char *authority, cx11_se
                              const char *target, double timeout, double connect_timeout, int caller_owns_process,
                              int out_fd, int latin1_to_utf8, size_t *written, cx11_error *err);
 
+/*
+ * cx11_is_xwayland: connect to `display` (NULL: $DISPLAY) within `timeout` seconds and tell
+ * whether the server is XWayland: it has the XWAYLAND extension (XWayland 23.1 and later), or a
+ * RandR monitor named XWAYLAND<N> (every XWayland names its outputs so). Two to three round
+ * trips after the setup; then disconnects. Returns CX11_OK with *is_xwayland 0 or 1, or
+ * CX11_NO_DISPLAY (no server, or silent past the deadline: *is_xwayland 0).
+ */
+cx11_status cx11_is_xwayland(const char *display, const char *authority, double timeout, int *is_xwayland,
+                             cx11_error *err);
+
 /* cx11_free: release a buffer returned by cx11_paste (NULL is fine). */
 void cx11_free(void *buffer);
 

@@ -131,6 +131,8 @@ struct DoctorReport {
     var preference: ClipboardBackendPreference
     var source: BackendChoice.Source
     var waylandDisplay: String?
+    /// Whether `waylandDisplay` is the socket of ours found with `WAYLAND_DISPLAY` unset.
+    var waylandFound = false
     var wayland: WaylandFinding
     var display: String?
     var x11: X11Finding
@@ -145,9 +147,12 @@ struct DoctorReport {
         let endpoint = invocation.waylandEndpoint
         let wayland = endpoint.probe(timeout: timeout)
         let display = invocation.variable("DISPLAY").flatMap { $0.isEmpty ? nil : $0 }
-        let choice = BackendChoice.choose(preference, from: source, waylandDisplay: endpoint.display) { wayland }
+        let choice = BackendChoice.choose(
+            preference, from: source, waylandDisplay: endpoint.display, discovered: endpoint.discovery != nil
+        ) { wayland }
         return DoctorReport(
-            preference: preference, source: source, waylandDisplay: endpoint.display, wayland: wayland,
+            preference: preference, source: source, waylandDisplay: endpoint.display,
+            waylandFound: endpoint.discovery != nil && endpoint.display != nil, wayland: wayland,
             display: display, x11: X11Finding.probe(display, timeout: timeout), choice: choice,
             configFile: invocation.paths.configFile,
             store: StoreFinding(
@@ -186,7 +191,7 @@ struct DoctorReport {
         backend: \(verdict)
         reason: \(reason)
         preference: \(preference.rawValue) (\(source.rawValue))
-        WAYLAND_DISPLAY: \(waylandDisplay.map { "\($0) — " } ?? "")\(wayland.description)
+        WAYLAND_DISPLAY: \(waylandFound ? "not set; found " : "")\(waylandDisplay.map { "\($0) — " } ?? "")\(wayland.description)
         DISPLAY: \(display.map { "\($0) — " } ?? "")\(x11.description)
         config: \(configFile)
         store: \(store.text)

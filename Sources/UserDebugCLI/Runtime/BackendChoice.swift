@@ -64,19 +64,23 @@ struct BackendChoice: Sendable, Equatable {
     var wayland: WaylandFinding?
 
     /// Applies the rule. `probe` asks the compositor on `waylandDisplay`; it is called at most
-    /// once, and never when `waylandDisplay` is unset or empty or `x11` is forced.
+    /// once, and never when `waylandDisplay` is unset or empty or `x11` is forced. `discovered`:
+    /// `WAYLAND_DISPLAY` is unset and `waylandDisplay` is the socket of ours found in the runtime
+    /// directory (the reason says so).
     static func choose(
         _ preference: ClipboardBackendPreference, from source: Source, waylandDisplay: String?,
-        probe: () -> WaylandFinding
+        discovered: Bool = false, probe: () -> WaylandFinding
     ) -> BackendChoice {
         if preference == .x11 {
             return BackendChoice(route: .x11, reason: "\(source.rawValue) x11", wayland: nil)
         }
         let finding: WaylandFinding
         if let waylandDisplay, !waylandDisplay.isEmpty { finding = probe() } else { finding = .notSet }
-        let found =
-            finding == .notSet
-            ? "WAYLAND_DISPLAY is not set" : "WAYLAND_DISPLAY=\(waylandDisplay ?? "") \(finding.description)"
+        let named =
+            discovered
+            ? "WAYLAND_DISPLAY is not set; \(waylandDisplay ?? "") (ours, found)"
+            : "WAYLAND_DISPLAY=\(waylandDisplay ?? "")"
+        let found = finding == .notSet ? "WAYLAND_DISPLAY is not set" : "\(named) \(finding.description)"
         switch (preference, finding) {
         case (.wayland, .dataControl):
             return BackendChoice(route: .wayland, reason: "\(source.rawValue) wayland: \(found)", wayland: finding)

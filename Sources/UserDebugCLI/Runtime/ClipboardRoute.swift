@@ -15,6 +15,10 @@ struct ClipboardRouteError: Error, Sendable {
         case unavailable
         /// An X11 copy under a Wayland compositor that Wayland clients cannot see.
         case notBridged
+        /// An X11 copy to XWayland while no compositor of ours answers (`WAYLAND_DISPLAY` unset,
+        /// its socket in the runtime directory silent): nothing can tell whether Wayland clients
+        /// see it. `detail` says what was found.
+        case waylandUnreachable(String)
     }
 
     /// What went wrong.
@@ -31,7 +35,7 @@ struct ClipboardRouteError: Error, Sendable {
     /// Whether it means "no clipboard here", on which `--to auto` falls back to standard output.
     var meansNoClipboard: Bool {
         switch problem {
-        case .unavailable, .backend(.noDisplay): true
+        case .unavailable, .backend(.noDisplay), .waylandUnreachable: true
         default: false
         }
     }
@@ -52,12 +56,16 @@ struct ClipboardRoute {
     var host: X11SelectionHost? = nil
 
     /// Makes `payload` the content of `selection` through the chosen backend. After an X11 copy
-    /// while `WAYLAND_DISPLAY` offers data-control (a forced `x11` on sway or KDE), it reads the
-    /// Wayland selection back and fails unless it carries the payload: sway lets an X11 client
-    /// set the clipboard only while one of its windows has keyboard focus, and says so only in
-    /// its own log.
+    /// while a compositor of ours offers data-control (a forced `x11` on sway or KDE, with
+    /// `WAYLAND_DISPLAY` or the socket found without it), it reads the Wayland selection back and
+    /// fails unless it carries the payload: sway lets an X11 client set the clipboard only while
+    /// one of its windows has keyboard focus, and says so only in its own log. After an X11 copy
+    /// to XWayland with `WAYLAND_DISPLAY` unset and no compositor of ours answering, nothing can
+    /// read it back: it fails, naming the fix. A failed copy's owner process is stopped, so the
+    /// value is not served on.
     func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardRouteError) {
         guard choice.route != .unavailable else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
+        var owner: OwnerProcess? = nil
         do throws(ClipboardError) {
             switch choice.route {
             case .unavailable: return
@@ -67,19 +75,25 @@ struct ClipboardRoute {
                 if let host, host.selection == selection {
                     try host.copy(payload, options: options, policy: x11.policy)
                 } else {
-                    try x11.copy(payload, to: selection, options: options)
+                    owner = try x11.own(payload, to: selection, options: options)
                 }
             }
         } catch {
             throw ClipboardRouteError(problem: .backend(error), choice: choice)
         }
-        guard choice.route == .x11, wayland.display != nil else { return }
+        guard choice.route == .x11 else { return }
         let finding = choice.wayland ?? wayland.probe(timeout: options.connectTimeout)
-        guard case .dataControl = finding else { return }
-        guard wayland.selectionCarries(payload, selection: selection, within: max(2, options.connectTimeout)) else {
-            var seen = choice
-            seen.wayland = finding
-            throw ClipboardRouteError(problem: .notBridged, choice: seen)
+        var seen = choice
+        seen.wayland = finding
+        if case .dataControl = finding {
+            guard wayland.selectionCarries(payload, selection: selection, within: max(2, options.connectTimeout))
+            else {
+                owner.map(X11Clipboard.stop)
+                throw ClipboardRouteError(problem: .notBridged, choice: seen)
+            }
+        } else if wayland.unreachable(finding), x11.isXWayland(timeout: options.connectTimeout) == true {
+            owner.map(X11Clipboard.stop)
+            throw ClipboardRouteError(problem: .waylandUnreachable(wayland.unreachableDetail(finding)), choice: seen)
         }
     }
 
@@ -147,6 +161,14 @@ extension ErrorReport {
         switch (error.problem, error.choice.route) {
         case (.unavailable, _):
             return (.unavailable, "no clipboard: \(reason)")
+        case (.waylandUnreachable(let detail), _):
+            return (
+                .unavailable,
+                "the X11 copy may not reach Wayland clients: DISPLAY is XWayland, but WAYLAND_DISPLAY is not set and "
+                    + "\(detail), so nothing can check that the compositor took the copy; set WAYLAND_DISPLAY where the hotkey tool or terminal starts "
+                    + "(export it from the compositor's startup; for systemd user services: "
+                    + "systemctl --user import-environment WAYLAND_DISPLAY)"
+            )
         case (.notBridged, _):
             return (
                 .unavailable,

@@ -45,6 +45,7 @@ final class Invocation: @unchecked Sendable {
     /// Whether this command already ran the store's trust check (the kept store then skips it).
     private var trustChecked = false
     private var chosenBackend: BackendChoice?
+    private var resolvedEndpoint: WaylandEndpoint?
 
     /// `environment` nil: the process's own, read variable by variable as needed (building a
     /// dictionary of the whole environment costs a hotkey run more than the rest of its start).
@@ -78,11 +79,14 @@ final class Invocation: @unchecked Sendable {
             wayland: waylandEndpoint, connectTimeout: try config().clipboard.connectTimeout, host: selectionHost)
     }
 
-    /// Where the Wayland backend would connect: `WAYLAND_DISPLAY` in `XDG_RUNTIME_DIR`.
+    /// Where the Wayland backend would connect: `WAYLAND_DISPLAY` in `XDG_RUNTIME_DIR`, else a
+    /// socket of ours found there (`WaylandEndpoint.resolve`); looked for once per command.
     var waylandEndpoint: WaylandEndpoint {
-        WaylandEndpoint(
-            display: variable("WAYLAND_DISPLAY").flatMap { $0.isEmpty ? nil : $0 },
-            runtimeDir: variable("XDG_RUNTIME_DIR"))
+        if let resolvedEndpoint { return resolvedEndpoint }
+        let endpoint = WaylandEndpoint.resolve(
+            named: variable("WAYLAND_DISPLAY"), runtimeDir: variable("XDG_RUNTIME_DIR"))
+        resolvedEndpoint = endpoint
+        return endpoint
     }
 
     /// The backend rule applied once per command (a copy to both selections asks once). Under
@@ -92,7 +96,9 @@ final class Invocation: @unchecked Sendable {
         let (preference, source) = try BackendChoice.preference(self)
         let endpoint = waylandEndpoint
         let timeout = try config().clipboard.connectTimeout
-        let choice = BackendChoice.choose(preference, from: source, waylandDisplay: endpoint.display) {
+        let choice = BackendChoice.choose(
+            preference, from: source, waylandDisplay: endpoint.display, discovered: endpoint.discovery != nil
+        ) {
             endpoint.probe(timeout: timeout)
         }
         chosenBackend = choice
@@ -113,7 +119,9 @@ final class Invocation: @unchecked Sendable {
             let endpoint = waylandEndpoint
             if preference != .x11, endpoint.display != nil {
                 let tried = endpoint.copyIfDataControl(payload, to: selection, options: options, policy: policy)
-                let choice = BackendChoice.choose(preference, from: source, waylandDisplay: endpoint.display) {
+                let choice = BackendChoice.choose(
+                    preference, from: source, waylandDisplay: endpoint.display, discovered: endpoint.discovery != nil
+                ) {
                     tried.finding
                 }
                 chosenBackend = choice

@@ -71,13 +71,21 @@ struct OutputRouter {
                 try showOnTerminal(payload)
                 return names
             }
-            if invocation.stdoutKind == .pipe || (invocation.stdoutKind == .regularFile && !stdoutIsSharedLogFile()) {
+            let sharedLog = invocation.stdoutKind == .regularFile && stdoutIsSharedLogFile()
+            if invocation.stdoutKind == .pipe || (invocation.stdoutKind == .regularFile && !sharedLog) {
                 try stdout.write(payload)
                 return []
             }
             do {
                 let names = try invocation.config().output.selection.names.map { try copy(payload, to: $0) }
                 try showOnTerminal(payload)
+                if sharedLog {
+                    // The notice lands in that very file: it says where the result went and why.
+                    invocation.diagnostics.notice(
+                        "standard output and standard error are the same file, taken for a session log "
+                            + "(~/.xsession-errors): --to auto copied instead of writing there; --to stdout writes to it"
+                    )
+                }
                 return names
             } catch let error as ClipboardRouteError where error.meansNoClipboard {
                 invocation.diagnostics.notice(error.fallbackNotice)

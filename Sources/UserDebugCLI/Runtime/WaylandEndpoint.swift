@@ -2,13 +2,52 @@ import UserDebugKit
 import WaylandClipboard
 import X11Clipboard
 
-/// Where the Wayland backend connects (`WAYLAND_DISPLAY` in `XDG_RUNTIME_DIR`), and the one place
-/// that speaks to it: the probe the backend rule asks, and the clipboard it chooses.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where the Wayland backend connects (`WAYLAND_DISPLAY` in `XDG_RUNTIME_DIR`, else the socket of
+/// ours found there), and the one place that speaks to it: the probe the backend rule asks, and
+/// the clipboard it chooses.
 struct WaylandEndpoint: Sendable {
-    /// `WAYLAND_DISPLAY`; nil when unset or empty.
+    /// `WAYLAND_DISPLAY`, else the first socket `discovery` found; nil when there is neither.
     var display: String?
     /// `XDG_RUNTIME_DIR`, where a relative `WAYLAND_DISPLAY` is found.
     var runtimeDir: String?
+    /// What the runtime directory showed when `WAYLAND_DISPLAY` is unset or empty; nil when it
+    /// is set (then nothing is looked for).
+    var discovery: WaylandDiscovery? = nil
+
+    /// The endpoint of a process whose `WAYLAND_DISPLAY` is `named` (nil or empty: unset): that
+    /// name, else the lowest-numbered socket of ours in the runtime directory (a hotkey tool or
+    /// a terminal started before the session exported `WAYLAND_DISPLAY` still reaches the
+    /// session's compositor). Reading the directory is all a plain X11 session pays.
+    static func resolve(named: String?, runtimeDir: String?) -> WaylandEndpoint {
+        if let named, !named.isEmpty { return WaylandEndpoint(display: named, runtimeDir: runtimeDir) }
+        let discovery = WaylandClipboard.discover(runtimeDir: runtimeDir)
+        return WaylandEndpoint(display: discovery.sockets.first, runtimeDir: runtimeDir, discovery: discovery)
+    }
+
+    /// Whether a Wayland session of ours seems to be there without a compositor that answers as
+    /// `finding` says: a `wayland-N` socket of ours in the runtime directory while
+    /// `WAYLAND_DISPLAY` is unset, and nothing behind it (or no one of ours) answered. An X11 copy
+    /// then goes through XWayland blind: nothing can read it back.
+    func unreachable(_ finding: WaylandFinding) -> Bool {
+        guard let discovery, discovery.sawSocket else { return false }
+        switch finding {
+        case .notSet, .notAnswering: return true
+        default: return false
+        }
+    }
+
+    /// What `unreachable(finding)` found, in words.
+    func unreachableDetail(_ finding: WaylandFinding) -> String {
+        let directory = runtimeDir.flatMap { $0.isEmpty ? nil : $0 } ?? "/run/user/\(geteuid())"
+        if let display, case .notAnswering(let reason) = finding {
+            return "the compositor socket of ours found, \(display), does not answer (\(reason))"
+        }
+        return "nothing of ours listens on the wayland-N sockets of ours in \(directory)"
+    }
 
     /// What the compositor offers, within `timeout` seconds; nothing is asked when `display` is nil.
     func probe(timeout: Double) -> WaylandFinding {

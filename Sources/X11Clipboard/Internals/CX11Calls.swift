@@ -75,6 +75,17 @@ public import UserDebugKit
         guard status == CX11_OK else { throw error(err, stage: .connect, call: "cx11_probe") }
     }
 
+    /// `cx11_is_xwayland`.
+    static func isXWayland(display: String?, authority: String?, timeout: Double) throws(ClipboardError) -> Bool {
+        var err = cx11_error()
+        var found: Int32 = 0
+        let status = withOptionalCString(display) { d in
+            withOptionalCString(authority) { a in cx11_is_xwayland(d, a, timeout, &found, &err) }
+        }
+        guard status == CX11_OK else { throw error(err, stage: .connect, call: "cx11_is_xwayland") }
+        return found != 0
+    }
+
     /// `cx11_own`: returns the serving process's id.
     static func own(
         _ payload: Payload, selection name: SelectionName, options: CopyOptions, policy: X11Clipboard.OwnerPolicy,
