@@ -106,4 +106,24 @@ import Testing
         // No wake left: a wait with a deadline ends at the deadline.
         wake.wait(until: monotonicSeconds() + 0.01)
     }
+
+    /// The account's name and home from a passwd file, without the name service a static binary
+    /// cannot load: the first line with the uid wins, short or empty lines are skipped.
+    @Test func aPasswdFileGivesTheAccountsNameAndHome() throws {
+        let text = """
+            root:x:0:0:root:/root:/bin/bash
+            broken line without fields
+            :x:1000:1000::/nowhere:/bin/sh
+            ana:x:1000:1000:Ana,,,:/home/ana:/bin/bash
+            ana2:x:1000:1000::/home/ana2:/bin/bash
+            bo:x:10000:10000::/home/bo:/bin/sh
+            """
+        let bytes = Array(text.utf8)
+        #expect(PasswordFile.entry(uid: 1000, in: bytes) == PasswordFile.Entry(name: "ana", home: "/home/ana"))
+        #expect(PasswordFile.entry(uid: 10000, in: bytes)?.name == "bo")
+        #expect(PasswordFile.entry(uid: 100, in: bytes) == nil, "100 is not a prefix match of 1000 or 10000")
+        #expect(PasswordFile.entry(uid: 4242, in: bytes) == nil)
+        #expect(PasswordFile.entry(uid: 0)?.name == "root", "the real /etc/passwd")
+        #expect(PasswordFile.entry(uid: 0, path: "/nonexistent/passwd") == nil)
+    }
 }

@@ -99,15 +99,10 @@ public struct UserDebugPaths: Sendable, Equatable {
         return path == "/" ? "" : String(path)
     }
 
-    /// The current user's home directory from the password database, when it has one.
+    /// The current user's home directory from /etc/passwd, when it has one (`PasswordFile`
+    /// says why not getpwuid_r).
     private static func passwordDatabaseHome() -> String? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &result) == 0, result != nil,
-            let directory = entry.pw_dir
-        else { return nil }
-        let home = String(cString: directory)
-        return home.isEmpty ? nil : home
+        guard let home = PasswordFile.entry(uid: getuid())?.home, !home.isEmpty else { return nil }
+        return home
     }
 }

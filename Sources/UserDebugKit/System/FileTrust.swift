@@ -153,12 +153,7 @@ package enum FileTrust {
     }
 
     private static func userName(_ uid: uid_t) -> String? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name
-        else { return nil }
-        return String(cString: name)
+        PasswordFile.entry(uid: uid)?.name
     }
 
     /// "/a/b" → "/a"; "/a" → "/".
