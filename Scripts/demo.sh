@@ -5,9 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/deps.sh  # only what building needs
-echo "demo.sh: building the static release binary…" >&2
+# Only the product the demo runs (not the popup, the benchmark driver or the tests); a few minutes
+# the first time, seconds after.
+echo "demo.sh: building the static release binary (swift build -c release --product userdebug; a few minutes the first time)…" >&2
 log=$(mktemp)
-swift build -c release -Xswiftc -static-executable >"$log" 2>&1 || { cat "$log" >&2; rm -f "$log"; exit 1; }
+swift build -c release -Xswiftc -static-executable --product userdebug >"$log" 2>&1 || {
+  cat "$log" >&2
+  rm -f "$log"
+  exit 1
+}
 rm -f "$log"
 bin=$(swift build -c release -Xswiftc -static-executable --show-bin-path)/userdebug
 home=$(mktemp -d /tmp/userdebug-demo.XXXXXX)
@@ -35,3 +41,5 @@ step "userdebug print-response --status 4xx --full"
 "$bin" print-response --status 4xx --full --to stdout
 step "userdebug response list"
 "$bin" response list --json
+echo >&2
+echo "demo.sh: done. Next: Scripts/install.sh puts userdebug on your PATH; then bind a key (README, Hotkeys)." >&2
