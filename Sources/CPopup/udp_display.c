@@ -86,6 +86,14 @@ udp_ui *udp_open(const char *display_name, udp_error *err) {
     (void)fcntl(ConnectionNumber(ui->display), F_SETFD, FD_CLOEXEC);
     XSetIOErrorHandler(udp_quiet_io_error);
     XSetIOErrorExitHandler(ui->display, udp_io_exit, ui);
+    if (udp_catch_x_errors(ui) != 0) {
+        udp_fail(err, ENOMEM, "out of memory");
+        XCloseDisplay(ui->display);
+        close(fds[0]);
+        close(fds[1]);
+        free(ui);
+        return NULL;
+    }
     ui->screen = DefaultScreen(ui->display);
     ui->root = RootWindow(ui->display, ui->screen);
     ui->visual = DefaultVisual(ui->display, ui->screen);

@@ -51,7 +51,16 @@ static int udp_latin1(const char *utf8, int len, char *out, int capacity) {
     return n;
 }
 
+/* `len` cut to UDP_TEXT_MAX_BYTES at the start of a UTF-8 character (udpopup.h says why). */
+static int udp_clamp(const char *utf8, int len) {
+    if (len <= UDP_TEXT_MAX_BYTES) return len;
+    int n = UDP_TEXT_MAX_BYTES;
+    while (n > 0 && ((unsigned char)utf8[n] & 0xC0) == 0x80) n--;
+    return n;
+}
+
 int udp_text_width(udp_ui *ui, const char *utf8, int len) {
+    len = udp_clamp(utf8, len);
     if (ui->xft_font) {
         XGlyphInfo extents;
         XftTextExtentsUtf8(ui->display, ui->xft_font, (const FcChar8 *)utf8, len, &extents);
@@ -116,6 +125,7 @@ void udp_fill(udp_ui *ui, int slot, int x, int y, int width, int height) {
 
 void udp_text(udp_ui *ui, int slot, int x, int y, const char *utf8, int len) {
     if (!ui->buffer || slot < 0 || slot >= UDP_COLOR_SLOTS || len <= 0) return;
+    len = udp_clamp(utf8, len);
     if (ui->draw && ui->xft_allocated[slot]) {
         XftDrawStringUtf8(ui->draw, &ui->xft_colors[slot], ui->xft_font, x, y, (const FcChar8 *)utf8, len);
         return;

@@ -90,15 +90,17 @@ static int udp_drain_wake(udp_ui *ui) {
     return woken;
 }
 
+/* Waits for the next event that matters (udpopup.h). */
 void udp_next_event(udp_ui *ui, int timeout_ms, udp_event *event) {
     memset(event, 0, sizeof *event);
     for (;;) {
-        while (!ui->broken && XPending(ui->display) > 0) {
+        while (!ui->broken && !ui->x_error && XPending(ui->display) > 0) {
             XEvent xevent;
             XNextEvent(ui->display, &xevent);
             if (udp_translate(ui, &xevent, event)) return;
         }
-        if (ui->broken) {
+        /* A refused request (ui->x_error) ends the popup too: what it drew is not what it meant. */
+        if (ui->broken || ui->x_error) {
             event->kind = UDP_EVENT_ERROR;
             return;
         }

@@ -7,14 +7,22 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The rate a paste must keep up past its first `total` seconds: each CX11_PASTE_RATE bytes
+ * received allow one more second (see cx11_paste). 256 KiB/s is 2 Mbit/s, slower than any local
+ * X server and most forwarded ones; an owner that keeps up with it is sending data. */
+#define CX11_PASTE_RATE (256.0 * 1024.0)
+
 /* Where the bytes read go: a growing buffer, or a descriptor that takes them as they come
- * (fd >= 0), converted from Latin-1 to UTF-8 on the way when latin1 is set. */
+ * (fd >= 0), converted from Latin-1 to UTF-8 on the way when latin1 is set. `received` counts
+ * the bytes the owner sent, for the deadline of the whole read (`start`, `total`). */
 typedef struct sink {
     int fd;
     int latin1;
     size_t written;
     uint8_t *bytes;
     size_t len, cap;
+    size_t received;
+    double start, total;
 } sink;
 
 /* Write all n bytes to fd, retrying short writes and EINTR: CX11_OK or CX11_FAILED. */
@@ -57,6 +65,7 @@ static cx11_status write_latin1(sink *k, const uint8_t *data, size_t n, cx11_err
 /* Take n bytes: written out, or appended (growing by doubling). */
 static cx11_status sink_put(sink *k, const void *data, size_t n, cx11_error *err) {
     if (n == 0) return CX11_OK;
+    k->received += n;
     if (k->fd >= 0) return k->latin1 ? write_latin1(k, data, n, err) : write_out(k, data, n, err);
     if (k->len + n > k->cap) {
         size_t cap = k->cap ? k->cap : 4096;
@@ -101,7 +110,31 @@ static int wait_new_value(cx11_session *s, xcb_atom_t property, double deadline,
     }
 }
 
-/* An INCR series: chunks to out until the empty one, each within `timeout` of the last. */
+/* When the whole read must be over: `total` seconds after it started, and one second more for
+ * each CX11_PASTE_RATE bytes received. */
+static double overall_deadline(const sink *k) {
+    return k->start + k->total + (double)k->received / CX11_PASTE_RATE;
+}
+
+/* The next wait of an INCR series: `timeout` from now, or the overall deadline when sooner
+ * (*overall then set). */
+static double next_deadline(const sink *k, double timeout, int *overall) {
+    double step = cx11_now() + timeout, whole = overall_deadline(k);
+    *overall = whole <= step;
+    return *overall ? whole : step;
+}
+
+/* A wait that failed in an INCR series: past the overall deadline, the owner was too slow. */
+static cx11_status lost_incr(cx11_wait why, int overall, const sink *k, const char *what, cx11_error *err) {
+    if (why != CX11_WAIT_TIMED_OUT || !overall) return lost(why, what, err);
+    return cx11_fail(err, CX11_TOO_SLOW, ETIMEDOUT,
+                     "the selection owner sent %zu bytes in %.0f s, too slowly: a paste may take %.0f s "
+                     "and 1 s more per 256 KiB received",
+                     k->received, cx11_now() - k->start, k->total);
+}
+
+/* An INCR series: chunks to out until the empty one, each within `timeout` of the last, all
+ * within the overall deadline. */
 static cx11_status read_incr(cx11_session *s, xcb_atom_t property, uint32_t size_hint, double timeout,
                              sink *out, cx11_error *err) {
     if (out->fd < 0 && size_hint > 0 && size_hint < UINT32_MAX) {
@@ -110,9 +143,11 @@ static cx11_status read_incr(cx11_session *s, xcb_atom_t property, uint32_t size
     }
     for (;;) {
         cx11_wait why;
-        if (!wait_new_value(s, property, cx11_now() + timeout, &why)) return lost(why, "the next INCR chunk", err);
-        xcb_get_property_reply_t *r = take_property(s, property, cx11_now() + timeout, &why);
-        if (r == NULL) return lost(why, "GetProperty", err);
+        int overall = 0;
+        if (!wait_new_value(s, property, next_deadline(out, timeout, &overall), &why))
+            return lost_incr(why, overall, out, "the next INCR chunk", err);
+        xcb_get_property_reply_t *r = take_property(s, property, next_deadline(out, timeout, &overall), &why);
+        if (r == NULL) return lost_incr(why, overall, out, "GetProperty", err);
         int n = xcb_get_property_value_length(r);
         cx11_status st = sink_put(out, xcb_get_property_value(r), (size_t)n, err);
         free(r);
@@ -186,10 +221,13 @@ static cx11_status read_answer(cx11_session *s, xcb_atom_t property, double time
 
 /* Read `selection` as `target` into k (see cx11_paste). */
 static cx11_status paste_into(const char *display, const char *authority, cx11_selection selection,
-                              const char *target, double timeout, double connect_timeout, int caller_owns_process,
+                              const char *target, const cx11_paste_times *times, int caller_owns_process,
                               sink *k, cx11_error *err) {
     if (target == NULL || *target == '\0') return cx11_fail(err, CX11_UNSUPPORTED, 0, "empty target name");
+    double timeout = times->timeout, connect_timeout = times->connect_timeout;
     double start = cx11_now(), deadline = start + timeout;
+    k->start = start;
+    k->total = times->total > timeout ? times->total : timeout;
     double connected_by = connect_timeout > 0 && connect_timeout < timeout ? start + connect_timeout : deadline;
     cx11_session s;
     xcb_timestamp_t now = 0;
@@ -213,13 +251,12 @@ done:
 }
 
 cx11_status cx11_paste(const char *display, const char *authority, cx11_selection selection,
-                       const char *target, double timeout, double connect_timeout, int caller_owns_process,
+                       const char *target, const cx11_paste_times *times, int caller_owns_process,
                        uint8_t **out, size_t *out_len, cx11_error *err) {
     *out = NULL;
     *out_len = 0;
     sink k = {.fd = -1};
-    cx11_status st =
-        paste_into(display, authority, selection, target, timeout, connect_timeout, caller_owns_process, &k, err);
+    cx11_status st = paste_into(display, authority, selection, target, times, caller_owns_process, &k, err);
     if (st != CX11_OK) {
         free(k.bytes);
         return st;
@@ -230,13 +267,12 @@ cx11_status cx11_paste(const char *display, const char *authority, cx11_selectio
 }
 
 cx11_status cx11_paste_to_fd(const char *display, const char *authority, cx11_selection selection,
-                             const char *target, double timeout, double connect_timeout, int caller_owns_process,
+                             const char *target, const cx11_paste_times *times, int caller_owns_process,
                              int out_fd, int latin1_to_utf8, size_t *written, cx11_error *err) {
     *written = 0;
     if (out_fd < 0) return cx11_fail(err, CX11_UNSUPPORTED, EBADF, "no descriptor to write the content to");
     sink k = {.fd = out_fd, .latin1 = latin1_to_utf8 != 0};
-    cx11_status st =
-        paste_into(display, authority, selection, target, timeout, connect_timeout, caller_owns_process, &k, err);
+    cx11_status st = paste_into(display, authority, selection, target, times, caller_owns_process, &k, err);
     *written = k.written;
     return st;
 }

@@ -128,6 +128,11 @@ enum ErrorReport {
         case .ownershipNotConfirmed(let reason):
             return (.unavailable, "could not take the X selection (another client took it at once): \(reason)")
         case .timedOut(let what): return (.unavailable, "the clipboard did not answer in time: \(what)")
+        case .tooSlow(let what):
+            return (
+                .temporaryFailure,
+                "the clipboard owner sends its content too slowly; gave up (clipboard.pasteDeadlineSeconds): \(what)"
+            )
         case .noContent(let what): return (.noInput, "nothing to paste: \(what)")
         case .unsupported(let what): return (.dataError, "the clipboard cannot do this: \(what)")
         case .failed(let what): return (.ioError, "clipboard failure: \(what)")

@@ -152,6 +152,10 @@ final class PopupApp {
                     ? "lost the keyboard grab; closing" : "the window was unmapped by another client; closing")
             return .close
         case UDP_EVENT_ERROR:
+            if let refused = window.refusedRequest() {
+                host.trace("an X request was refused; closing")
+                throw PopupHost.unavailable(refused + "; the menu closed, nothing was run")
+            }
             host.trace("the X connection failed; closing")
             throw PopupHost.unavailable(
                 "the X server of display \(host.display ?? "(DISPLAY unset)") went away; the menu closed, nothing was run"

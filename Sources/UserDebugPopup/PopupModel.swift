@@ -53,11 +53,30 @@ struct PopupModel {
     /// The heading at the top level, e.g. `Debug menu · staging`.
     let title: String
 
+    /// Texts as shown are cut (`cut`) after they are cleaned: a token is replaced whole before
+    /// any of it could be cut off and shown.
     init(elements: [MenuElement], title: String, text: Text) {
         self.elements = elements
-        self.title = title
-        self.text = text
+        self.title = Self.cut(title)
+        self.text = Text(clean: { Self.cut(text.clean($0)) }, subtitle: { text.subtitle($0).map(Self.cut) })
         rebuild(keeping: nil)
+    }
+
+    /// The most Unicode scalars of a heading, a title or a subtitle that the popup measures and
+    /// draws: the window is at most 60 % of a monitor wide, a few hundred characters at the
+    /// smallest font. A longer value (a user name or a backend field of 300,000 characters) is
+    /// cut to this with `…`: drawn whole it was one request too long for the server (BadLength)
+    /// and half a second a redraw. What an entry copies is its action's payload, never its row.
+    static let shownScalars = 300
+
+    /// `text` cut to `shownScalars` Unicode scalars with `…`, else unchanged. Scalars, not
+    /// characters: one character can carry any number of combining marks.
+    static func cut(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let end = scalars.index(scalars.startIndex, offsetBy: shownScalars, limitedBy: scalars.endIndex),
+            end != scalars.endIndex
+        else { return text }
+        return String(scalars[..<end]) + "…"
     }
 
     /// The selected row, when it can be chosen.

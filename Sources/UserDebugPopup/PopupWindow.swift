@@ -130,6 +130,13 @@ final class PopupWindow {
         guard udp_window_resize(ui, rect, &error) == 0 else { throw PopupHost.unavailable(Self.message(error)) }
     }
 
+    /// What the X server refused, naming the request (`udp_x_error`), or nil when it refused
+    /// nothing.
+    func refusedRequest() -> String? {
+        var error = udp_error()
+        return udp_x_error(ui, &error) != 0 ? Self.message(error) : nil
+    }
+
     /// The window's X id.
     var windowID: UInt { UInt(udp_window_id(ui)) }
 

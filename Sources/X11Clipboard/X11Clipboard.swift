@@ -76,8 +76,9 @@ public struct X11Clipboard: Clipboard {
     /// Xt programs) is read as `STRING` and its Latin-1 converted to UTF-8, as xclip does.
     /// `TARGETS` comes back as the owner sent it: 32-bit atom ids in native byte order, not names.
     ///
-    /// Connecting is bounded by `CopyOptions().connectTimeout` (1 s), as a copy's is; see
-    /// `paste(selection:target:timeout:connectTimeout:)`.
+    /// Connecting is bounded by `CopyOptions().connectTimeout` (1 s), as a copy's is, and the
+    /// whole read by `CopyOptions().pasteDeadline`; see
+    /// `paste(selection:target:timeout:connectTimeout:deadline:)`.
     public func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
         try paste(selection: selection, target: target, timeout: timeout, connectTimeout: CopyOptions().connectTimeout)
     }
@@ -85,28 +86,34 @@ public struct X11Clipboard: Clipboard {
     /// `paste(selection:target:timeout:)` with connecting (the socket, the X setup, the first
     /// round trip) bounded by `connectTimeout` within `timeout`: a server that accepts and never
     /// answers (stopped, hung, not an X server) is `.noDisplay` after it, not after `timeout`.
-    public func paste(selection: SelectionName, target: String, timeout: Double, connectTimeout: Double)
-        throws(ClipboardError) -> [UInt8]
-    {
+    /// The whole read ends within the larger of `deadline` and `timeout`, plus 1 s per 256 KiB
+    /// received, else throws `.tooSlow`: an owner trickling INCR chunks, each within `timeout`,
+    /// cannot hold the reader for ever.
+    public func paste(
+        selection: SelectionName, target: String, timeout: Double, connectTimeout: Double,
+        deadline: Double = CopyOptions().pasteDeadline
+    ) throws(ClipboardError) -> [UInt8] {
         try CX11Calls.paste(
-            display: display, authority: authority, selection: selection, target: target, timeout: timeout,
-            connectTimeout: connectTimeout, callerOwnsProcess: policy.callerExitsSoon,
-            fallback: target == "UTF8_STRING" ? "STRING" : nil, convert: Self.utf8(fromLatin1:))
+            display: display, authority: authority, selection: selection, target: target,
+            times: cx11_paste_times(timeout: timeout, connect_timeout: connectTimeout, total: deadline),
+            callerOwnsProcess: policy.callerExitsSoon, fallback: target == "UTF8_STRING" ? "STRING" : nil,
+            convert: Self.utf8(fromLatin1:))
     }
 
     /// Like `paste`, but writes the bytes to the descriptor `fd` as they arrive (each INCR chunk
     /// as it comes), holding none of them: a large selection piped to a file costs no memory.
     /// A failed write throws `.failed` naming it; bytes written before a failure stay written.
-    /// Connecting is bounded by `connectTimeout` within `timeout`, as in
-    /// `paste(selection:target:timeout:connectTimeout:)`.
+    /// Connecting is bounded by `connectTimeout` within `timeout`, and the whole read by
+    /// `deadline`, as in `paste(selection:target:timeout:connectTimeout:deadline:)`.
     public func paste(
         selection: SelectionName, target: String, timeout: Double,
-        connectTimeout: Double = CopyOptions().connectTimeout, to fd: Int32
+        connectTimeout: Double = CopyOptions().connectTimeout, deadline: Double = CopyOptions().pasteDeadline,
+        to fd: Int32
     ) throws(ClipboardError) {
         try CX11Calls.paste(
-            display: display, authority: authority, selection: selection, target: target, timeout: timeout,
-            connectTimeout: connectTimeout, callerOwnsProcess: policy.callerExitsSoon,
-            fallback: target == "UTF8_STRING" ? "STRING" : nil, to: fd)
+            display: display, authority: authority, selection: selection, target: target,
+            times: cx11_paste_times(timeout: timeout, connect_timeout: connectTimeout, total: deadline),
+            callerOwnsProcess: policy.callerExitsSoon, fallback: target == "UTF8_STRING" ? "STRING" : nil, to: fd)
     }
 
     static func utf8(fromLatin1 bytes: [UInt8]) -> [UInt8] {

@@ -281,6 +281,64 @@ import Testing
         }
     }
 
+    /// A user name of 300,000 characters (issue 25, item 7): drawn whole, it was one
+    /// RenderCompositeGlyphs8 request too long for the server, and Xlib's default error handler
+    /// ended the popup with exit 1 every time it opened. It is cut where it is shown and copied whole.
+    @Test func aUserNameOf300000CharactersIsCutInTheRowAndCopiedWhole() throws {
+        // 300,000 `a`s: their width in DejaVu Sans wraps Xft's 16-bit advance to less than the
+        // window's, so the old popup drew them all (BadLength, exit 1 from Xlib).
+        let name = String(repeating: "a", count: 300_000)
+        try home.ok(
+            ["session", "import", "-"],
+            stdin: Samples.session.replacingOccurrences(of: #""name": "Zoë""#, with: #""name": "\#(name)""#))
+        var shown = String.UnicodeScalarView()
+        shown.append(contentsOf: name.unicodeScalars.prefix(300))
+        try withXvfb(extraArguments: ["-screen", "0", "1280x800x24"]) { x in
+            let first = try popup(x, viaCLI: true)
+            defer { first.stop() }
+            let state = try #require(first.waitFor { $0.contains("state {") }, "\(first.lines.suffix(5))")
+            #expect(state.contains(#""id":"copy-name","title":"Copy Name","subtitle":"\#(String(shown))…""#))
+            #expect(!state.contains(name))
+            _ = try xdotool(x, ["key", "--delay", "0", "Escape"])
+            #expect(first.wait() == 0, "\(first.lines.suffix(5))")
+            #expect(first.lifecycle.last == "will end (cancelled)", "\(first.lines.suffix(5))")
+
+            let second = try popup(x, viaCLI: true)
+            defer { second.stop() }
+            _ = try #require(second.waitFor { $0.contains("state {") }, "\(second.lines.suffix(5))")
+            _ = try xdotool(x, ["key", "--delay", "0", "N"])
+            #expect(second.wait() == 0, "\(second.lines.suffix(5))")
+            #expect(second.lifecycle.last == "will end (performed copy-name)", "\(second.lines.suffix(5))")
+            #expect(try clipboard(x) == name)
+        }
+    }
+
+    /// Another client destroys the popup's window: the popup closes as for an unmap (exit 0,
+    /// nothing run). Its own requests on the window that is gone (BadWindow) no longer reach
+    /// Xlib's default handler, which printed them and exited 1.
+    @Test func aWindowAnotherClientDestroysClosesThePopupWithoutAnXErrorExit() throws {
+        try withXvfb(extraArguments: ["-screen", "0", "1280x800x24"]) { x in
+            let popup = try popup(x)
+            defer { popup.stop() }
+            let mapped = try #require(popup.waitFor { $0.contains("popup mapped at") }, "\(popup.lines)")
+            let window = try #require(mapped.split(separator: " ").drop { $0 != "window" }.dropFirst().first)
+            _ = try #require(popup.waitFor { $0.contains("state {") }, "\(popup.lines)")
+            let destroy = """
+                import sys
+                from Xlib import display
+                d = display.Display()
+                d.create_resource_object('window', int(sys.argv[1])).destroy()
+                d.sync()
+                """
+            let destroyed = try Peer.read(
+                ["/usr/bin/python3", "-c", destroy, String(window)], environment: x.environment, limit: 20)
+            #expect(destroyed.status == 0)
+            #expect(popup.wait() == 0, "\(popup.lines)")
+            #expect(popup.lifecycle.last == "will end (cancelled)", "\(popup.lines)")
+            #expect(!popup.lines.contains { $0.contains("X Error") }, "\(popup.lines)")
+        }
+    }
+
     @Test func withoutThePopupProgramMenuPopupExits69() throws {
         let directory = home.root.appendingPathComponent("alone")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

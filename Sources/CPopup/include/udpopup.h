@@ -62,8 +62,14 @@ typedef struct udp_event {
 typedef struct udp_ui udp_ui;
 
 /* Connects to `display_name` (NULL: $DISPLAY) and makes the wake pipe. NULL on failure. When the
- * connection breaks later, Xlib's exit(1) is replaced: udp_next_event returns UDP_EVENT_ERROR. */
+ * connection breaks later, Xlib's exit(1) is replaced: udp_next_event returns UDP_EVENT_ERROR.
+ * So is Xlib's default handler of X errors (a message and exit 1): the first error the server
+ * sends makes udp_next_event return UDP_EVENT_ERROR too, and udp_x_error says which it was. */
 udp_ui *udp_open(const char *display_name, udp_error *err);
+/* Whether the server sent an X error: 1 with `err` naming the error and the request it answered
+ * (e.g. "the X server refused RenderCompositeGlyphs8 (RENDER minor 23): BadLength ..."), else 0.
+ * Makes requests of its own (to name an extension's request): not for an Xlib error handler. */
+int udp_x_error(udp_ui *ui, udp_error *err);
 /* Ungrabs, destroys the window, closes the connection and the pipe; NULL is ignored. */
 void udp_close(udp_ui *ui);
 /* Makes the event loop return UDP_EVENT_WAKE; safe from any thread, never blocks. */
@@ -81,6 +87,12 @@ double udp_resource_dpi(udp_ui *ui);
 int udp_load_font(udp_ui *ui, const char *pattern, double dpi, udp_error *err);
 /* The loaded font's ascent and descent in pixels. */
 void udp_font_metrics(udp_ui *ui, int *ascent, int *descent);
+/* The most bytes of UTF-8 that udp_text draws and udp_text_width measures: more is cut at a
+ * character boundary. A title is a few hundred characters at most by then (the caller cuts it
+ * to the width); this bounds the requests sent whatever it passes (300,000 characters in one
+ * RenderCompositeGlyphs8 is BadLength, and Xft's 16-bit advance wraps long before). */
+#define UDP_TEXT_MAX_BYTES 2048
+
 /* Width in pixels of `len` bytes of UTF-8 text in the loaded font. */
 int udp_text_width(udp_ui *ui, const char *utf8, int len);
 /* Sets colour `slot` (0 .. UDP_COLOR_SLOTS-1) to `spec` ("#rrggbb" or an X colour name). */

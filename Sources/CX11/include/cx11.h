@@ -38,6 +38,9 @@ typedef enum cx11_status {
     CX11_FAILED = 6,
     /* Reading: the selection has no owner at all (as opposed to a refused target). */
     CX11_NO_OWNER = 7,
+    /* Reading: the owner answered, but the whole read passed its overall deadline (see
+     * cx11_paste_times.total): an INCR owner that trickles its chunks. */
+    CX11_TOO_SLOW = 8,
 } cx11_status;
 
 /* What went wrong; filled by every call that does not return CX11_OK. */
@@ -142,14 +145,26 @@ typedef struct cx11_own_options {
 cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size_t len,
                      pid_t *owner_pid, cx11_error *err);
 
+/* The time limits of one paste, in seconds. */
+typedef struct cx11_paste_times {
+    double timeout;         /* for the answer, and for each INCR chunk after the previous one */
+    double connect_timeout; /* for connecting, within `timeout` (see cx11_paste) */
+    /* The whole read ends within the larger of `total` and `timeout`, plus one second for each
+     * 256 KiB received: an owner that sends one byte of INCR every `timeout` - 0.1 s meets every
+     * per-chunk timeout and would hold the reader as long as it likes; one that keeps 256 KiB/s
+     * is sending data. Past it: CX11_TOO_SLOW. */
+    double total;
+} cx11_paste_times;
+
 /*
  * cx11_paste: read `selection` converted to `target` (an atom name, e.g. "UTF8_STRING").
  * Uses a real timestamp, waits for the owner's answer, follows INCR (each chunk within
- * `timeout` of the previous one), keeps NUL bytes, deletes the property it read.
+ * `times->timeout` of the previous one, the whole read within `times->total` and its
+ * allowance), keeps NUL bytes, deletes the property it read.
  * On CX11_OK, *out is a malloc'd buffer of *out_len bytes (NULL when empty) that the caller
  * releases with cx11_free. CX11_NO_OWNER when the selection has no owner, CX11_NO_CONTENT when
  * the owner refused the target;
- * CX11_TIMED_OUT when the owner does not answer in time.
+ * CX11_TIMED_OUT when the owner does not answer in time; CX11_TOO_SLOW past the overall deadline.
  * connect_timeout: the bound on connecting and opening the session (the socket, the X setup,
  * the first round trip), within `timeout`: a server that accepts and never answers (stopped,
  * hung, not an X server) is CX11_NO_DISPLAY after it, not after the whole `timeout`.
@@ -158,7 +173,7 @@ cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size
  * thread (see cx11_own_options.single_fork).
  */
 cx11_status cx11_paste(const char *display, const char *authority, cx11_selection selection,
-                       const char *target, double timeout, double connect_timeout, int caller_owns_process,
+                       const char *target, const cx11_paste_times *times, int caller_owns_process,
                        uint8_t **out, size_t *out_len, cx11_error *err);
 
 /*
@@ -169,7 +184,7 @@ cx11_status cx11_paste(const char *display, const char *authority, cx11_selectio
  * A failed write is CX11_FAILED with its errno ("writing the content out: ...").
  */
 cx11_status cx11_paste_to_fd(const char *display, const char *authority, cx11_selection selection,
-                             const char *target, double timeout, double connect_timeout, int caller_owns_process,
+                             const char *target, const cx11_paste_times *times, int caller_owns_process,
                              int out_fd, int latin1_to_utf8, size_t *written, cx11_error *err);
 
 /*

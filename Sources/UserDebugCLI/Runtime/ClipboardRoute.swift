@@ -52,6 +52,8 @@ struct ClipboardRoute {
     let wayland: WaylandEndpoint
     /// The bound on connecting to the X server for a paste (`clipboard.connectTimeoutSeconds`).
     var connectTimeout: Double = CopyOptions().connectTimeout
+    /// The bound on a whole X11 paste (`clipboard.pasteDeadlineSeconds`, and 1 s per 256 KiB).
+    var pasteDeadline: Double = CopyOptions().pasteDeadline
     /// The daemon's in-process owner: X11 copies to its selection go to it (no owner process).
     var host: X11SelectionHost? = nil
 
@@ -108,7 +110,8 @@ struct ClipboardRoute {
             case .wayland: try wayland.clipboard().paste(selection: selection, target: target, timeout: timeout, to: fd)
             case .x11:
                 try x11.paste(
-                    selection: selection, target: target, timeout: timeout, connectTimeout: connectTimeout, to: fd)
+                    selection: selection, target: target, timeout: timeout, connectTimeout: connectTimeout,
+                    deadline: pasteDeadline, to: fd)
             }
             return true
         } catch {
@@ -125,7 +128,8 @@ struct ClipboardRoute {
             case .wayland: return try wayland.clipboard().paste(selection: selection, target: target, timeout: timeout)
             case .x11:
                 return try x11.paste(
-                    selection: selection, target: target, timeout: timeout, connectTimeout: connectTimeout)
+                    selection: selection, target: target, timeout: timeout, connectTimeout: connectTimeout,
+                    deadline: pasteDeadline)
             }
         } catch {
             throw ClipboardRouteError(problem: .backend(error), choice: choice)

@@ -74,9 +74,11 @@ final class Invocation: @unchecked Sendable {
     func clipboard(policy: X11Clipboard.OwnerPolicy = X11Clipboard.OwnerPolicy(callerExitsSoon: true)) throws
         -> ClipboardRoute
     {
-        ClipboardRoute(
+        let options = try config().clipboard
+        return ClipboardRoute(
             choice: try backendChoice(), x11: X11Clipboard(display: variable("DISPLAY"), policy: policy),
-            wayland: waylandEndpoint, connectTimeout: try config().clipboard.connectTimeout, host: selectionHost)
+            wayland: waylandEndpoint, connectTimeout: options.connectTimeout, pasteDeadline: options.pasteDeadline,
+            host: selectionHost)
     }
 
     /// Where the Wayland backend would connect: `WAYLAND_DISPLAY` in `XDG_RUNTIME_DIR`, else a

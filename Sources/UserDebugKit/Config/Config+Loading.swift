@@ -103,8 +103,8 @@ extension Config {
         throws(ConfigError)
     {
         let keys = [
-            "secretClearSeconds", "lifetimeSeconds", "transferTimeoutSeconds", "connectTimeoutSeconds", "handOffAtOnce",
-            "reuseOwner", "backend",
+            "secretClearSeconds", "lifetimeSeconds", "transferTimeoutSeconds", "connectTimeoutSeconds",
+            "pasteDeadlineSeconds", "handOffAtOnce", "reuseOwner", "backend",
         ]
         let object = try reader.members(value, at: "clipboard", known: keys)
         if let value = object["secretClearSeconds"] {
@@ -124,6 +124,11 @@ extension Config {
             let seconds = try reader.positiveSeconds(value, at: "clipboard.connectTimeoutSeconds", allowsNull: false)
         {
             config.clipboard.connectTimeout = seconds
+        }
+        if let value = object["pasteDeadlineSeconds"],
+            let seconds = try reader.positiveSeconds(value, at: "clipboard.pasteDeadlineSeconds", allowsNull: false)
+        {
+            config.clipboard.pasteDeadline = seconds
         }
         if let value = object["handOffAtOnce"] {
             config.clipboardOwner.handOffAtOnce = try reader.flag(value, at: "clipboard.handOffAtOnce")

@@ -8,7 +8,8 @@ public enum SelectionName: String, Sendable, CaseIterable {
 }
 
 /// How one copy behaves, on any backend. It is also the `clipboard` section of the config file
-/// (`secretClearSeconds`, `lifetimeSeconds`, `connectTimeoutSeconds`, `transferTimeoutSeconds`):
+/// (`secretClearSeconds`, `lifetimeSeconds`, `connectTimeoutSeconds`, `transferTimeoutSeconds`,
+/// `pasteDeadlineSeconds`):
 /// the defaults below are the product's, written only here.
 public struct CopyOptions: Sendable, Hashable {
     /// For a secret payload: clear the selection after this many seconds if it still holds this
@@ -21,19 +22,26 @@ public struct CopyOptions: Sendable, Hashable {
     /// How long one transfer to one reader may stall before that reader is dropped; the others,
     /// and later readers, are still served.
     public var transferTimeout: Double
+    /// How long a paste may take as a whole (at least its own timeout), plus one second for each
+    /// 256 KiB received: an owner that sends its INCR chunks one byte at a time, each in time, is
+    /// given up on then (`.tooSlow`). 30 s is far more than a local paste of any size needs
+    /// below the 256 KiB/s floor; a slow forwarded display with a large paste may need more.
+    public var pasteDeadline: Double
 
     /// Options with the defaults of the product: secrets cleared after 30 s, served until
-    /// replaced, 1 s to connect, 10 s per stalled transfer.
+    /// replaced, 1 s to connect, 10 s per stalled transfer, 30 s (and 1 s per 256 KiB) a paste.
     public init(
         clearSecretAfter: Double? = 30,
         lifetime: Double? = nil,
         connectTimeout: Double = 1,
-        transferTimeout: Double = 10
+        transferTimeout: Double = 10,
+        pasteDeadline: Double = 30
     ) {
         self.clearSecretAfter = clearSecretAfter
         self.lifetime = lifetime
         self.connectTimeout = connectTimeout
         self.transferTimeout = transferTimeout
+        self.pasteDeadline = pasteDeadline
     }
 }
 
@@ -47,6 +55,9 @@ public enum ClipboardError: Error, Sendable, Equatable {
     case ownershipNotConfirmed(reason: String)
     /// Reading the selection did not finish in time.
     case timedOut(String)
+    /// The owner answered, but the whole read passed its deadline (`CopyOptions.pasteDeadline`):
+    /// it sends its content too slowly.
+    case tooSlow(String)
     /// The owner refused the requested target, or there is no owner.
     case noContent(String)
     /// The payload cannot be offered (e.g. not representable in the requested target).

@@ -25,6 +25,8 @@ public import UserDebugKit
             return stage == .paste ? .timedOut(message) : .noDisplay(reason: messageText(error))
         case CX11_NOT_OWNER:
             return .ownershipNotConfirmed(reason: messageText(error))
+        case CX11_TOO_SLOW:
+            return .tooSlow(message)
         case CX11_NO_CONTENT, CX11_NO_OWNER:
             return .noContent(messageText(error))
         case CX11_UNSUPPORTED:
@@ -135,27 +137,26 @@ public import UserDebugKit
     /// `cx11_paste` (and `cx11_free` of its buffer). `fallback`, when given, is tried once when
     /// the owner refuses `target` (not when there is no owner), its bytes passed through `convert`.
     static func paste(
-        display: String?, authority: String?, selection name: SelectionName, target: String, timeout: Double,
-        connectTimeout: Double, callerOwnsProcess: Bool = false, fallback: String? = nil,
+        display: String?, authority: String?, selection name: SelectionName, target: String,
+        times: cx11_paste_times, callerOwnsProcess: Bool = false, fallback: String? = nil,
         convert: ([UInt8]) -> [UInt8] = { $0 }
     ) throws(ClipboardError) -> [UInt8] {
         var err = cx11_error()
         var buffer: UnsafeMutablePointer<UInt8>? = nil
         var count = 0
+        var limits = times
         let status = withOptionalCString(display) { d in
             withOptionalCString(authority) { a in
                 target.withCString { t in
-                    cx11_paste(
-                        d, a, selection(name), t, timeout, connectTimeout, callerOwnsProcess ? 1 : 0, &buffer, &count,
-                        &err)
+                    cx11_paste(d, a, selection(name), t, &limits, callerOwnsProcess ? 1 : 0, &buffer, &count, &err)
                 }
             }
         }
         if status == CX11_NO_CONTENT, let fallback {
             return convert(
                 try paste(
-                    display: display, authority: authority, selection: name, target: fallback, timeout: timeout,
-                    connectTimeout: connectTimeout, callerOwnsProcess: callerOwnsProcess))
+                    display: display, authority: authority, selection: name, target: fallback, times: times,
+                    callerOwnsProcess: callerOwnsProcess))
         }
         guard status == CX11_OK else { throw error(err, stage: .paste, call: "cx11_paste") }
         defer { cx11_free(buffer) }
@@ -167,26 +168,25 @@ public import UserDebugKit
     /// tried once when the owner refuses `target` (before any byte is written), its bytes taken
     /// as Latin-1 and written as UTF-8.
     static func paste(
-        display: String?, authority: String?, selection name: SelectionName, target: String, timeout: Double,
-        connectTimeout: Double, callerOwnsProcess: Bool, fallback: String?, to fd: Int32, latin1: Bool = false
+        display: String?, authority: String?, selection name: SelectionName, target: String,
+        times: cx11_paste_times, callerOwnsProcess: Bool, fallback: String?, to fd: Int32, latin1: Bool = false
     ) throws(ClipboardError) {
         var err = cx11_error()
         var written = 0
+        var limits = times
         let status = withOptionalCString(display) { d in
             withOptionalCString(authority) { a in
                 target.withCString { t in
                     cx11_paste_to_fd(
-                        d, a, selection(name), t, timeout, connectTimeout, callerOwnsProcess ? 1 : 0, fd,
-                        latin1 ? 1 : 0,
-                        &written, &err)
+                        d, a, selection(name), t, &limits, callerOwnsProcess ? 1 : 0, fd, latin1 ? 1 : 0, &written,
+                        &err)
                 }
             }
         }
         if status == CX11_NO_CONTENT, written == 0, let fallback {
             return try paste(
-                display: display, authority: authority, selection: name, target: fallback, timeout: timeout,
-                connectTimeout: connectTimeout, callerOwnsProcess: callerOwnsProcess, fallback: nil, to: fd,
-                latin1: true)
+                display: display, authority: authority, selection: name, target: fallback, times: times,
+                callerOwnsProcess: callerOwnsProcess, fallback: nil, to: fd, latin1: true)
         }
         guard status == CX11_OK else { throw error(err, stage: .paste, call: "cx11_paste_to_fd") }
     }
