@@ -9,12 +9,19 @@ final class DaemonRun: @unchecked Sendable {
     let log: String
     private var reaped: Int32?
 
-    init(home: UserDebugHome, environment: [String: String], arguments: [String] = ["--trace"]) throws {
+    /// Starts `binary daemon ARGUMENTS` (the built binary unless told). `autostart`: as an
+    /// autostart entry starts it, stderr too on /dev/null (`text` is then empty).
+    init(
+        home: UserDebugHome, environment: [String: String], arguments: [String] = ["--trace"],
+        binary: String = UserDebugHome.binary, autostart: Bool = false
+    ) throws {
         log = home.root.appendingPathComponent("daemon-\(UUID().uuidString).log").path
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        // exec: the pid we hold is the daemon's own (the second daemon names it).
+        let errors = autostart ? "2>/dev/null" : "2>>\"$LOG\""
+        // exec: the pid we hold is the daemon's own (the second daemon names it). Spawned gives
+        // it /dev/null for stdin and stdout.
         process = try Spawned.start(
-            ["/bin/sh", "-c", "exec \"$0\" daemon \"$@\" 2>>\"$LOG\""] + [UserDebugHome.binary] + arguments,
+            ["/bin/sh", "-c", "exec \"$0\" daemon \"$@\" \(errors)"] + [binary] + arguments,
             environment: environment.merging(["LOG": log]) { $1 })
     }
 
@@ -22,6 +29,12 @@ final class DaemonRun: @unchecked Sendable {
 
     /// What it wrote on stderr so far.
     var text: String { String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self) }
+
+    /// Waits (10 s at most) for it to exit; its status, or nil when it still runs.
+    func waitForExit() -> Int32? {
+        _ = eventually(timeout: 10) { exited() != nil }
+        return exited()
+    }
 
     /// Waits (10 s at most) until stderr holds `needle`.
     func waitFor(_ needle: String) -> Bool { eventually(timeout: 10) { text.contains(needle) } }
