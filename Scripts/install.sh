@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs userdebug: a fully static release binary, the man page and the shell completions.
 #   Scripts/install.sh                 build, then install into ${PREFIX:-$HOME/.local}
-#   Scripts/install.sh --uninstall     remove exactly the files an install puts there
+#   Scripts/install.sh --enable-daemon also start the hotkey daemon at every login (XDG autostart)
+#   Scripts/install.sh --uninstall     stop this user's daemon of the installed binary, remove the
+#                                      files an install puts there and what --enable-daemon or
+#                                      `systemctl --user enable` enabled
 #   PREFIX=/usr/local Scripts/install.sh               system-wide (as root)
 #   DESTDIR=/tmp/stage PREFIX=/usr Scripts/install.sh  stage for a package: files go to $DESTDIR$PREFIX
 #   USERDEBUG_INSTALL_BINARY=/path/to/userdebug Scripts/install.sh
@@ -15,10 +18,11 @@
 #   $PREFIX/share/zsh/site-functions/_userdebug             0644
 #   $PREFIX/share/fish/vendor_completions.d/userdebug.fish  0644
 #   $PREFIX/share/systemd/user/userdebug.service            0644  (ExecStart=$PREFIX/bin/userdebug daemon)
+# Installing starts nothing: the unit waits for `systemctl --user enable --now userdebug.service`.
+# With --enable-daemon, also (the daemon then starts at every login; use it or the unit, not both):
 #   AUTOSTART/userdebug.desktop                             0644  (Exec=$PREFIX/bin/userdebug daemon)
 #     AUTOSTART is ${XDG_CONFIG_HOME:-$HOME/.config}/autostart for a prefix under $HOME,
-#     $DESTDIR/etc/xdg/autostart for /usr and /usr/local, else $DESTDIR$PREFIX/etc/xdg/autostart. Neither starts anything by itself: the unit waits for
-#     `systemctl --user enable --now userdebug.service`, the autostart entry for the next login.
+#     $DESTDIR/etc/xdg/autostart for /usr and /usr/local, else $DESTDIR$PREFIX/etc/xdg/autostart.
 # Running it again installs the same files again (files already identical are left alone). Each
 # file is written beside its destination and renamed over it, so a hotkey firing during an install
 # runs either the old binary or the new one, never half of one. Says what it did on stderr.
@@ -29,13 +33,19 @@ usage() {
 }
 
 mode=install
+enable_daemon=false
 for argument in "$@"; do
   case $argument in
     --uninstall) mode=uninstall ;;
+    --enable-daemon) enable_daemon=true ;;
     -h | --help) usage; exit 0 ;;
     *) echo "install.sh: unknown argument '$argument'" >&2; usage >&2; exit 64 ;;
   esac
 done
+if [[ $mode == uninstall && $enable_daemon == true ]]; then
+  echo "install.sh: --enable-daemon and --uninstall cannot go together" >&2
+  exit 64
+fi
 
 # Relative paths mean relative to where the script was started, before the cd below.
 absolute() {
@@ -65,8 +75,12 @@ files=(
   "config/completions/_userdebug|share/zsh/site-functions/_userdebug|0644"
   "config/completions/userdebug.fish|share/fish/vendor_completions.d/userdebug.fish|0644"
   "RENDER:config/systemd/userdebug.service|share/systemd/user/userdebug.service|0644"
-  "RENDER:config/autostart/userdebug.desktop|AUTOSTART/userdebug.desktop|0644"
 )
+# Starts the daemon at every login: only when asked for (and always removed by --uninstall).
+autostart_entry="RENDER:config/autostart/userdebug.desktop|AUTOSTART/userdebug.desktop|0644"
+if [[ $enable_daemon == true || $mode == uninstall ]]; then
+  files+=("$autostart_entry")
+fi
 
 # The XDG autostart directory: the user's for a prefix in their home, the system's for /usr and
 # /usr/local, else the prefix's own etc/xdg/autostart.
@@ -85,7 +99,64 @@ target_of() {
   esac
 }
 
+# The unit `systemctl --user enable` links into the user's graphical-session.target.wants.
+unit=$prefix/share/systemd/user/userdebug.service
+wants_link=${XDG_CONFIG_HOME:-${HOME:-/nonexistent}/.config}/systemd/user/graphical-session.target.wants/userdebug.service
+
+# The field of /proc/PID/stat after the command name: R, S, Z …
+process_state() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  printf '%s\n' "${stat%% *}"
+}
+
+# Stops this user's daemons of the installed binary: each names its pid in its lock file
+# (userdebug-daemon-DISPLAY.lock in $XDG_RUNTIME_DIR, else /tmp/userdebug-UID: DaemonLock.swift).
+# A pid is the daemon's only while that process is ours, runs `userdebug daemon` and its
+# executable is this install's binary (or the one a later install replaced): a daemon of another
+# binary (a development build) is named and left running.
+stop_daemons() {
+  local directory lock pid executable display arguments waited state
+  # As /proc/PID/exe names it: symbolic links in the prefix resolved.
+  local installed
+  installed=$(realpath -m -- "$prefix/bin/userdebug")
+  for directory in "${XDG_RUNTIME_DIR:-}" "/tmp/userdebug-$(id -u)"; do
+    [[ -n $directory && -d $directory && ! -L $directory && -O $directory ]] || continue
+    for lock in "$directory"/userdebug-daemon-*.lock; do
+      [[ -f $lock && ! -L $lock && -O $lock ]] || continue
+      pid=$(head -c 32 -- "$lock" | head -n 1)
+      [[ $pid =~ ^[1-9][0-9]*$ ]] || continue
+      [[ -O /proc/$pid ]] || continue
+      state=$(process_state "$pid") || continue
+      [[ $state != Z ]] || continue
+      arguments=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null) || continue
+      [[ $'\n'$arguments$'\n' == *$'\ndaemon\n'* ]] || continue
+      executable=$(readlink "/proc/$pid/exe" 2>/dev/null) || continue
+      display=${lock##*/userdebug-daemon-}
+      display=${display%.lock}
+      if [[ $executable != "$installed" && $executable != "$installed (deleted)" ]]; then
+        echo "install.sh: left running: the userdebug daemon (pid $pid) on $display runs $executable, not $installed" >&2
+        continue
+      fi
+      kill -TERM "$pid" 2>/dev/null || continue
+      # It hands the clipboard to an owner process, then exits (a zombie until its parent reaps it).
+      for ((waited = 0; waited < 50; waited++)); do
+        state=$(process_state "$pid") || break
+        [[ $state != Z ]] || break
+        sleep 0.1
+      done
+      if state=$(process_state "$pid") && [[ $state != Z ]]; then
+        echo "install.sh: warning: the userdebug daemon (pid $pid) on $display is still running 5 s after SIGTERM; kill $pid" >&2
+      else
+        echo "stopped the userdebug daemon (pid $pid) on $display" >&2
+      fi
+    done
+  done
+}
+
 if [[ $mode == uninstall ]]; then
+  [[ -n $destdir ]] || stop_daemons
   files+=("POPUP|bin/userdebug-popup|0755")
   for entry in "${files[@]}"; do
     IFS='|' read -r _ relative _ <<<"$entry"
@@ -97,6 +168,17 @@ if [[ $mode == uninstall ]]; then
       echo "not installed: $target" >&2
     fi
   done
+  # The link `systemctl --user enable userdebug.service` made to this install's unit.
+  if [[ -z $destdir && -L $wants_link ]]; then
+    if [[ $(readlink -- "$wants_link") == "$unit" ]]; then
+      rm -f -- "$wants_link"
+      echo "disabled userdebug.service: removed $wants_link" >&2
+      # The user manager (when one runs) forgets the unit now rather than at the next login.
+      if command -v systemctl >/dev/null; then systemctl --user daemon-reload >/dev/null 2>&1 || true; fi
+    else
+      echo "install.sh: left alone: $wants_link points to $(readlink -- "$wants_link"), not $unit" >&2
+    fi
+  fi
   exit 0
 fi
 
@@ -156,6 +238,15 @@ for entry in "${files[@]}"; do
   temporary=''
   echo "installed $target" >&2
 done
+
+autostart_file=$(target_of AUTOSTART/userdebug.desktop)
+if [[ $enable_daemon == true ]]; then
+  echo "enabled: the hotkey daemon starts at every login ($autostart_file); to use the systemd unit instead: rm $autostart_file && systemctl --user import-environment DISPLAY XAUTHORITY && systemctl --user enable --now userdebug.service (not both: the second exits 75)" >&2
+elif [[ -e $autostart_file ]]; then
+  echo "the hotkey daemon starts at every login ($autostart_file); --uninstall removes it" >&2
+else
+  echo "the hotkey daemon is not enabled; to start it at every login: Scripts/install.sh --enable-daemon, or systemctl --user enable --now userdebug.service (README: The hotkey daemon)" >&2
+fi
 
 # Hints that only make sense for the machine it was installed on, not for a staged package.
 if [[ -z $destdir ]]; then

@@ -18,7 +18,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// asked for (or a forced `--backend wayland` finds no compositor with data-control), a copy
     /// did not become the selection (or, made through XWayland, did not reach Wayland clients),
     /// a program cannot be started (curl, an action's command), an action's command fails, or
-    /// `run` asks for an action of a deferred section that failed (the backend's error).
+    /// `run` asks for an action of a deferred section that failed (the backend's error); the
+    /// daemon has no DISPLAY, could grab not one of its hotkeys, or lost its X server.
     case unavailable = 69
     /// A bug: an invariant did not hold.
     case software = 70

@@ -9,12 +9,19 @@ final class DaemonRun: @unchecked Sendable {
     let log: String
     private var reaped: Int32?
 
-    init(home: UserDebugHome, environment: [String: String], arguments: [String] = ["--trace"]) throws {
+    /// Starts `binary daemon ARGUMENTS` (the built binary unless told). `autostart`: as an
+    /// autostart entry starts it, stderr too on /dev/null (`text` is then empty).
+    init(
+        home: UserDebugHome, environment: [String: String], arguments: [String] = ["--trace"],
+        binary: String = UserDebugHome.binary, autostart: Bool = false
+    ) throws {
         log = home.root.appendingPathComponent("daemon-\(UUID().uuidString).log").path
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        // exec: the pid we hold is the daemon's own (the second daemon names it).
+        let errors = autostart ? "2>/dev/null" : "2>>\"$LOG\""
+        // exec: the pid we hold is the daemon's own (the second daemon names it). Spawned gives
+        // it /dev/null for stdin and stdout.
         process = try Spawned.start(
-            ["/bin/sh", "-c", "exec \"$0\" daemon \"$@\" 2>>\"$LOG\""] + [UserDebugHome.binary] + arguments,
+            ["/bin/sh", "-c", "exec \"$0\" daemon \"$@\" \(errors)"] + [binary] + arguments,
             environment: environment.merging(["LOG": log]) { $1 })
     }
 
@@ -22,6 +29,12 @@ final class DaemonRun: @unchecked Sendable {
 
     /// What it wrote on stderr so far.
     var text: String { String(decoding: FileManager.default.contents(atPath: log) ?? Data(), as: UTF8.self) }
+
+    /// Waits (10 s at most) for it to exit; its status, or nil when it still runs.
+    func waitForExit() -> Int32? {
+        _ = eventually(timeout: 10) { exited() != nil }
+        return exited()
+    }
 
     /// Waits (10 s at most) until stderr holds `needle`.
     func waitFor(_ needle: String) -> Bool { eventually(timeout: 10) { text.contains(needle) } }
@@ -107,8 +120,78 @@ final class DaemonRun: @unchecked Sendable {
                 try setStale(x)
                 try press(x, "super+alt+i")
                 #expect(eventually { clipboard(x) == "usr_1" }, "\(daemon.text)")
-                #expect(daemon.text.contains("X11 key grabs do not see keys pressed in Wayland-native windows"))
             }
+        }
+    }
+
+    /// The note about Wayland-native windows only where a Wayland session is: not on plain X11.
+    @Test func theWaylandNoteIsPrintedOnlyInAWaylandSession() throws {
+        try home.file("config/config.json", Self.config)
+        let note = "X11 key grabs do not see keys pressed in Wayland-native windows"
+        try withXvfb { x in
+            for (extra, expected) in [
+                ([:], false), (["XDG_SESSION_TYPE": "x11"], false), (["XDG_SESSION_TYPE": "wayland"], true),
+                (["WAYLAND_DISPLAY": "wayland-7"], true),
+            ] {
+                let daemon = try DaemonRun(home: home, environment: try environment(x).merging(extra) { $1 })
+                defer { daemon.stop() }
+                try #require(daemon.waitFor("daemon: pid "), "\(daemon.text)")
+                #expect(daemon.text.contains(note) == expected, "\(extra): \(daemon.text)")
+            }
+        }
+    }
+
+    /// Without DISPLAY (a systemd unit before import-environment, a session that never starts
+    /// graphical-session.target) the error says where to start the daemon instead.
+    @Test func withoutADisplayTheErrorNamesWhereToStartTheDaemon() throws {
+        try home.file("config/config.json", Self.config)
+        let result = try home.run(["daemon"])
+        #expect(result.status == 69, "\(result)")
+        for fix in [
+            "no DISPLAY: the daemon grabs its keys on an X display",
+            "systemctl --user import-environment DISPLAY XAUTHORITY",
+            "sessions that never reach graphical-session.target (i3, openbox, startx)",
+            "exec userdebug daemon in the window manager's config, its autostart or ~/.xinitrc",
+        ] {
+            #expect(result.err.contains(fix), "\(fix)\n\(result)")
+        }
+    }
+
+    /// Every key held by another program (another userdebug daemon, under a runtime directory of
+    /// its own so the lock does not stop it): an error, 69, naming the keys and no line saying the
+    /// other keys work. With --keep-waiting it stays, and SIGHUP grabs the freed keys.
+    @Test func whenEveryKeyIsTakenItExits69UnlessKeepWaiting() throws {
+        try home.file("config/config.json", Self.config)
+        try withXvfb { x in
+            let otherRuntime = home.root.appendingPathComponent("run-other")
+            try FileManager.default.createDirectory(
+                at: otherRuntime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let other = try environment(x).merging(["XDG_RUNTIME_DIR": otherRuntime.path]) { $1 }
+            let holder = try DaemonRun(home: home, environment: other)
+            defer { holder.stop() }
+            try #require(holder.waitFor("daemon: pid "), "\(holder.text)")
+
+            let refused = try DaemonRun(home: home, environment: try environment(x), arguments: [])
+            defer { refused.stop() }
+            #expect(refused.waitForExit() == 69, "\(refused.text)")
+            #expect(
+                refused.text.contains(
+                    "none of the 2 hotkeys could be grabbed (Super+Alt+I is taken by another program, Super+Alt+J is taken by another program); free them in the program that holds them"
+                ), "\(refused.text)")
+            #expect(!refused.text.contains("the other keys work"), "\(refused.text)")
+
+            let waiting = try DaemonRun(
+                home: home, environment: try environment(x), arguments: ["--trace", "--keep-waiting"])
+            defer { waiting.stop() }
+            try #require(waiting.waitFor("daemon: pid "), "\(waiting.text)")
+            #expect(waiting.text.contains("none of the 2 hotkeys could be grabbed"), "\(waiting.text)")
+            #expect(!waiting.text.contains("the other keys work"), "\(waiting.text)")
+            holder.stop()
+            waiting.process.kill(SIGHUP)
+            #expect(waiting.waitFor("(SIGHUP): 2 hotkeys grabbed"), "\(waiting.text)")
+            try setStale(x)
+            try press(x, "super+alt+i")
+            #expect(eventually { clipboard(x) == "usr_1" }, "\(waiting.text)")
         }
     }
 

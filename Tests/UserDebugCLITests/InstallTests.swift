@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import UserDebugCLI
@@ -257,10 +258,12 @@ import Testing
         // Nothing else: no temporary files left beside the installed ones.
         let everything = try InstallSources.files(under: prefix).sorted()
         #expect(everything == (Self.installed.map(\.path) + ["bin/someone-else"]).sorted())
-        // The XDG autostart entry goes to the user's config directory for a prefix in their home.
+        // Installing enables nothing: no autostart entry, one line saying how to enable the daemon.
         let autostart = directory.url.appendingPathComponent(".config/autostart/userdebug.desktop").path
-        let entry = String(decoding: FileManager.default.contents(atPath: autostart) ?? Data(), as: UTF8.self)
-        #expect(entry.contains("Exec=\"\(prefix.path)/bin/userdebug\" daemon\n"), "\(autostart): \(entry)")
+        #expect(
+            !FileManager.default.fileExists(atPath: autostart), "an install without --enable-daemon wrote \(autostart)")
+        let hints = first.err.split(separator: "\n").map(String.init).filter { $0.contains("--enable-daemon") }
+        #expect(hints == [Self.notEnabledHint], "\(first.err)")
 
         // Again, with the prefix on PATH: nothing changes, nothing to warn about.
         environment["PATH"] = prefix.appendingPathComponent("bin").path + ":/usr/bin:/bin"
@@ -268,8 +271,7 @@ import Testing
             "/bin/bash", [Self.installScript], environment: environment, directory: directory.url)
         #expect(second.status == 0, "\(second)")
         #expect(!second.err.contains("installed "), "a second install rewrote files: \(second.err)")
-        #expect(
-            second.err.components(separatedBy: "up to date: ").count - 1 == Self.installed.count + 1, "\(second.err)")
+        #expect(second.err.components(separatedBy: "up to date: ").count - 1 == Self.installed.count, "\(second.err)")
         #expect(!second.err.contains("not on PATH"), "\(second.err)")
 
         // A changed binary is replaced; a mode someone changed is put back.
@@ -315,8 +317,123 @@ import Testing
             let target = directory.url.appendingPathComponent("stage/usr/\(file.path)").path
             #expect(try InstallSources.mode(of: target) == file.mode, "\(target)")
         }
+        // A package enables nothing unless asked: the system's autostart entry only with --enable-daemon.
         let autostart = directory.url.appendingPathComponent("stage/etc/xdg/autostart/userdebug.desktop").path
+        #expect(!FileManager.default.fileExists(atPath: autostart), "\(autostart) written without --enable-daemon")
+        let enabled = try InstallShell.run(
+            "/bin/bash", [Self.installScript, "--enable-daemon"],
+            environment: [
+                "DESTDIR": "stage", "PREFIX": "/usr", "USERDEBUG_INSTALL_BINARY": "fake-userdebug",
+                "PATH": "/usr/bin:/bin",
+            ],
+            directory: directory.url)
+        #expect(enabled.status == 0, "\(enabled)")
         #expect(try InstallSources.mode(of: autostart) == 0o644, "\(autostart)")
+    }
+
+    /// The line an install without --enable-daemon prints about the daemon.
+    static let notEnabledHint =
+        "the hotkey daemon is not enabled; to start it at every login: Scripts/install.sh --enable-daemon, or systemctl --user enable --now userdebug.service (README: The hotkey daemon)"
+
+    @Test func enableDaemonWritesTheAutostartEntryAndNamesTheUnitInstead() throws {
+        let directory = try InstallTemporaryDirectory()
+        let fake = try directory.write("fake-userdebug", "#!/bin/sh\n", mode: 0o755)
+        let prefix = directory.url.appendingPathComponent("prefix")
+        let environment = [
+            "PREFIX": prefix.path, "USERDEBUG_INSTALL_BINARY": fake, "HOME": directory.url.path,
+            "PATH": "/usr/bin:/bin",
+        ]
+        let result = try InstallShell.run(
+            "/bin/bash", [Self.installScript, "--enable-daemon"], environment: environment, directory: directory.url)
+        #expect(result.status == 0, "\(result)")
+        // The user's autostart directory for a prefix in their home, with the installed binary.
+        let autostart = directory.url.appendingPathComponent(".config/autostart/userdebug.desktop").path
+        let entry = String(decoding: FileManager.default.contents(atPath: autostart) ?? Data(), as: UTF8.self)
+        #expect(entry.contains("Exec=\"\(prefix.path)/bin/userdebug\" daemon\n"), "\(autostart): \(entry)")
+        #expect(result.err.contains("installed \(autostart)"), "\(result.err)")
+        #expect(
+            result.err.contains(
+                "enabled: the hotkey daemon starts at every login (\(autostart)); to use the systemd unit instead: rm \(autostart) && systemctl --user import-environment DISPLAY XAUTHORITY && systemctl --user enable --now userdebug.service (not both: the second exits 75)"
+            ), "\(result.err)")
+        #expect(!result.err.contains(Self.notEnabledHint), "\(result.err)")
+
+        // Installing again without the flag keeps the entry and says so.
+        let again = try InstallShell.run(
+            "/bin/bash", [Self.installScript], environment: environment, directory: directory.url)
+        #expect(again.status == 0, "\(again)")
+        #expect(FileManager.default.fileExists(atPath: autostart))
+        #expect(
+            again.err.contains("the hotkey daemon starts at every login (\(autostart)); --uninstall removes it"),
+            "\(again.err)")
+
+        let both = try InstallShell.run(
+            "/bin/bash", [Self.installScript, "--enable-daemon", "--uninstall"], environment: environment,
+            directory: directory.url)
+        #expect(both.status == 64, "\(both)")
+        #expect(FileManager.default.fileExists(atPath: autostart), "a refused command line removed \(autostart)")
+    }
+
+    /// The real binary installed with --enable-daemon and its unit enabled as `systemctl --user
+    /// enable` does; a daemon of the installed binary runs on one display, one of the build tree
+    /// on another. --uninstall stops the first (found through its lock file), leaves the other
+    /// running, and removes the autostart entry and the unit's link.
+    @Test func uninstallStopsTheInstalledDaemonAndRemovesWhatEnabledIt() throws {
+        let home = try UserDebugHome()
+        try home.file("config/config.json", #"{"hotkeys": {"Super+Alt+I": "copy-id"}}"#)
+        let prefix = home.root.appendingPathComponent("prefix")
+        let runtime = home.root.appendingPathComponent("run")
+        try FileManager.default.createDirectory(
+            at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let environment = [
+            "PREFIX": prefix.path, "USERDEBUG_INSTALL_BINARY": UserDebugHome.binary, "HOME": home.root.path,
+            "PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": runtime.path,
+        ]
+        let install = try InstallShell.run(
+            "/bin/bash", [Self.installScript, "--enable-daemon"], environment: environment, directory: home.root)
+        try #require(install.status == 0, "\(install)")
+        let autostart = home.root.appendingPathComponent(".config/autostart/userdebug.desktop").path
+        #expect(FileManager.default.fileExists(atPath: autostart))
+        let wants = home.root.appendingPathComponent(".config/systemd/user/graphical-session.target.wants")
+        try FileManager.default.createDirectory(at: wants, withIntermediateDirectories: true)
+        let link = wants.appendingPathComponent("userdebug.service").path
+        try FileManager.default.createSymbolicLink(
+            atPath: link,
+            withDestinationPath: prefix.appendingPathComponent("share/systemd/user/userdebug.service").path)
+
+        try withXvfb { x in
+            try withXvfb { other in
+                let daemonEnvironment = { (display: String) in
+                    home.environment.merging(["DISPLAY": display, "XDG_RUNTIME_DIR": runtime.path]) { $1 }
+                }
+                let installed = try DaemonRun(
+                    home: home, environment: daemonEnvironment(x.display),
+                    binary: prefix.appendingPathComponent("bin/userdebug").path)
+                defer { installed.stop() }
+                let development = try DaemonRun(home: home, environment: daemonEnvironment(other.display))
+                defer { development.stop() }
+                try #require(installed.waitFor("daemon: pid "), "\(installed.text)")
+                try #require(development.waitFor("daemon: pid "), "\(development.text)")
+
+                let removal = try InstallShell.run(
+                    "/bin/bash", [Self.installScript, "--uninstall"], environment: environment, directory: home.root)
+                #expect(removal.status == 0, "\(removal)")
+                #expect(
+                    removal.err.contains("stopped the userdebug daemon (pid \(installed.pid)) on \(x.display)"),
+                    "\(removal.err)")
+                #expect(eventually { installed.exited() != nil }, "\(installed.text)")
+                #expect(installed.exited() == 0, "\(installed.text)")
+                #expect(installed.text.contains("leaving (SIGTERM)"), "\(installed.text)")
+                #expect(
+                    removal.err.contains(
+                        "left running: the userdebug daemon (pid \(development.pid)) on \(other.display) runs "),
+                    "\(removal.err)")
+                #expect(development.exited() == nil, "--uninstall stopped a daemon it did not install")
+                #expect(!FileManager.default.fileExists(atPath: autostart), "\(autostart) still there")
+                #expect(
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == nil, "\(link) still there")
+                #expect(removal.err.contains("disabled userdebug.service: removed \(link)"), "\(removal.err)")
+            }
+        }
     }
 
     @Test func installRefusesAMissingBinaryAndUnknownArguments() throws {

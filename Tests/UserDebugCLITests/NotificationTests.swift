@@ -315,6 +315,105 @@ final class NotificationBus: @unchecked Sendable {
         }
     }
 
+    /// A runtime directory of the test's own (the daemon's lock), named `name`, mode 0700.
+    func runtime(_ name: String) throws -> String {
+        let directory = home.root.appendingPathComponent(name)
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return directory.path
+    }
+
+    /// Starts `userdebug daemon` as an autostart entry does: no terminal, stdin, stdout and stderr
+    /// on /dev/null. Its exit status; nil when it still ran after 10 s (it is killed then).
+    func startAsAutostart(environment: [String: String]) throws -> Int32? {
+        let daemon = try DaemonRun(home: home, environment: environment, arguments: [], autostart: true)
+        defer { daemon.stop() }
+        return daemon.waitForExit()
+    }
+
+    /// Each way a daemon started as autostart can fail to start sends one critical notification
+    /// naming the fix: a config error, no DISPLAY, the lock held, every key taken.
+    @Test func aDaemonThatCannotStartSaysSoOnTheDesktop() throws {
+        try withBus { bus in
+            let desktop = home.environment.merging(bus.environment) { $1 }
+                .merging(["XDG_RUNTIME_DIR": try runtime("run")]) { $1 }
+            func received() -> [(summary: String, body: String, message: String)] { (try? bus.received()) ?? [] }
+
+            try home.file("config/config.json", "{\n  \"hotkeys\": {\"Super+Alt+Nope\": \"copy-id\"}\n}\n")
+            #expect(try startAsAutostart(environment: desktop) == 78)
+            var withoutDisplay = desktop
+            withoutDisplay["DISPLAY"] = nil
+            try home.file("config/config.json", #"{"hotkeys": {"Super+Alt+I": "copy-id", "Super+Alt+J": "dump-json"}}"#)
+            #expect(try startAsAutostart(environment: withoutDisplay) == 69)
+
+            let first = try DaemonRun(home: home, environment: desktop)
+            defer { first.stop() }
+            try #require(first.waitFor("daemon: pid "), "\(first.text)")
+            #expect(try startAsAutostart(environment: desktop) == 75)
+            // Under another runtime directory the lock is another one: the keys are what is taken.
+            let elsewhere = desktop.merging(["XDG_RUNTIME_DIR": try runtime("run-other")]) { $1 }
+            #expect(try startAsAutostart(environment: elsewhere) == 69)
+
+            let all = received()
+            #expect(all.count == 4, "one notification per failed start: \(all)")
+            let expected: [(summary: String, body: String)] = [
+                (
+                    "Hotkey daemon not started: \(home.configPath):2:15: hotkeys.Super+Alt+Nope: \"Nope\" is not a keysym name",
+                    "Fix the config file, then start the daemon again: 'userdebug daemon --check' shows where"
+                ),
+                (
+                    "Hotkey daemon not started: no DISPLAY: the daemon grabs its keys on an X display",
+                    "Start it from the X session: for the systemd unit, systemctl --user import-environment DISPLAY XAUTHORITY first"
+                ),
+                (
+                    "Hotkey daemon not started: userdebug daemon already runs (pid \(first.pid)) on \(bus.x.display)",
+                    "Start it one way only: the autostart entry (~/.config/autostart/userdebug.desktop) or the systemd unit (userdebug.service), not both"
+                ),
+                (
+                    "Hotkey daemon not started: none of the 2 hotkeys could be grabbed (Super+Alt+I is taken by another program, Super+Alt+J is taken by another program)",
+                    "Free them in the program that holds them (xbindkeys, sxhkd, the desktop's shortcuts)"
+                ),
+            ]
+            for (summary, body) in expected {
+                let match = all.first { $0.summary.hasPrefix(summary) }
+                #expect(match != nil, "no \(summary) in \(all)")
+                #expect(match?.body.hasPrefix(body) == true, "\(body) in \(String(describing: match))")
+                #expect(match?.message.hasPrefix("CRITICAL") == true, "\(String(describing: match))")
+            }
+            #expect(first.exited() == nil)
+        }
+    }
+
+    /// A broken edit while the daemon runs: the keys stay, and the desktop is told once.
+    @Test func aBrokenEditWhileTheDaemonRunsIsNotifiedOnce() throws {
+        try home.file("config/config.json", #"{"hotkeys": {"Super+Alt+I": "copy-id"}}"#)
+        try withBus { bus in
+            let desktop = home.environment.merging(bus.environment) { $1 }
+                .merging(["XDG_RUNTIME_DIR": try runtime("run")]) { $1 }
+            let daemon = try DaemonRun(home: home, environment: desktop)
+            defer { daemon.stop() }
+            try #require(daemon.waitFor("daemon: pid "), "\(daemon.text)")
+            let broken = "{\n  \"hotkeys\": {\"Super+Alt+Nope\": \"copy-id\"}\n}\n"
+            try home.file("config/config.json", broken)
+            #expect(daemon.waitFor("keeping the previous hotkeys"), "\(daemon.text)")
+            // The same broken file written again: said on stderr, not notified again.
+            try home.file("config/config.json", broken)
+            #expect(
+                eventually { daemon.text.components(separatedBy: "keeping the previous hotkeys").count >= 3 },
+                "\(daemon.text)")
+            let received = try bus.received()
+            #expect(received.count == 1, "\(received)")
+            let notice = received.first
+            #expect(
+                notice?.summary.hasPrefix(
+                    "Hotkey daemon kept its previous keys: \(home.configPath):2:15: hotkeys.Super+Alt+Nope: \"Nope\" is not a keysym name"
+                ) == true, "\(received)")
+            #expect(notice?.body == "Fix the config file: the daemon reads it again when it changes", "\(received)")
+            #expect(notice?.message.hasPrefix("CRITICAL") == true, "\(received)")
+            #expect(daemon.exited() == nil)
+        }
+    }
+
     @Test func withoutABusStderrAloneTellsAndNothingWaits() throws {
         let runtime = home.root.appendingPathComponent("runtime").path
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)

@@ -35,7 +35,7 @@ _userdebug_commands=(
     'capture|--tag|'
     'copy|--selection --secret --json --lifetime --hand-off --new-owner --backend|'
     'paste|--selection --target --timeout --raw --backend|'
-    'daemon|--check --trace|'
+    'daemon|--check --trace --keep-waiting|'
     'doctor|--backend --json --salvage|'
     'help||command'
     'version||'

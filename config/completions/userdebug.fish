@@ -173,6 +173,8 @@ function __userdebug_option -a when option
             complete -c userdebug -n $when -l raw -d 'Write the bytes exactly even on a terminal'
         case check
             complete -c userdebug -n $when -l check -d 'Print the bindings it would grab and exit'
+        case keep-waiting
+            complete -c userdebug -n $when -l keep-waiting -d 'Keep running when no hotkey can be grabbed'
         case body-file
             complete -c userdebug -n $when -l body-file -r -F -d 'Where to write a binary request body'
         case salvage
@@ -249,7 +251,7 @@ __userdebug_command 'export postman-collection' 'Recorded requests as a Postman 
 __userdebug_command capture 'Run curl and record what it sends and receives' none tag
 __userdebug_command copy 'Put standard input on the clipboard' none selection secret json lifetime hand-off new-owner backend
 __userdebug_command paste 'Print the clipboard content' none selection target timeout raw backend
-__userdebug_command daemon 'Grab the config hotkeys and run their actions' none check trace
+__userdebug_command daemon 'Grab the config hotkeys and run their actions' none check trace keep-waiting
 __userdebug_command doctor 'Check the store, and show which clipboard backend a copy would use and why' none backend json salvage
 __userdebug_command help 'Show help for a command' command
 __userdebug_command version 'Print the version' none

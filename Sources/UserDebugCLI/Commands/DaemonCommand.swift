@@ -14,15 +14,17 @@ enum DaemonCommand {
     static let spec = CommandSpec(
         path: ["daemon"],
         summary: "Grab the config's hotkeys on the X display and run their actions (one process, no fork per key).",
-        usage: "daemon [--check] [--trace] [--session NAME] [--reveal]",
+        usage: "daemon [--check] [--trace] [--keep-waiting] [--session NAME] [--reveal]",
         discussion: """
             Reads "hotkeys" from the config ({"Super+Alt+I": "copy-id", "Super+Alt+M": "menu"}):
             modifiers Super, Alt, Ctrl, Shift, Hyper and a keysym name, case-insensitive. Each key
             runs its action to the clipboard ("menu" opens the popup menu); keys work with CapsLock,
-            NumLock and ScrollLock on. A key another program holds is reported, the others work.
+            NumLock and ScrollLock on. A key another program holds is reported, the others work;
+            when not one key can be grabbed it exits 69 (--keep-waiting: it stays for a change).
             SIGHUP or a change of the file reloads it (a broken file keeps the old keys). One daemon
             per display: a second one exits 75. It leaves on SIGTERM/SIGINT, or when the X server
-            goes away (status 69). --session, --reveal and --quiet apply to every action it runs.
+            goes away (status 69). A start or reload that fails is also a critical desktop
+            notification. --session, --reveal and --quiet apply to every action it runs.
             It serves the clipboard itself; leaving on a signal, it hands the last value to an
             owner process, so the clipboard keeps it.
             \(waylandNote).
@@ -31,6 +33,9 @@ enum DaemonCommand {
         options: [
             .flag("check", "Print the bindings it would grab (keysyms, modifiers, actions) and exit."),
             .flag("trace", "Print each grab, key press and the lifecycle of the actions it runs on stderr."),
+            .flag(
+                "keep-waiting",
+                "When no hotkey can be grabbed (all taken), keep running: a config change or SIGHUP grabs again."),
         ],
         maxPositionals: 0
     ) { invocation in
@@ -71,11 +76,34 @@ enum DaemonCommand {
         try writeAll(Array(text.utf8), to: 1, name: "standard output")
     }
 
-    /// Takes the lock, connects, grabs, and runs until a signal or the X server ends it.
+    /// The fix for a daemon started without DISPLAY: where the session's environment reaches it.
+    static let noDisplay =
+        "no DISPLAY: the daemon grabs its keys on an X display; start it from the X session:"
+        + " for the systemd unit, systemctl --user import-environment DISPLAY XAUTHORITY first;"
+        + " in sessions that never reach graphical-session.target (i3, openbox, startx),"
+        + " exec userdebug daemon in the window manager's config, its autostart or ~/.xinitrc"
+
+    /// Takes the lock, connects, grabs, and runs until a signal or the X server ends it. A start
+    /// that fails is also a desktop notification: started by an autostart entry, nobody reads
+    /// its stderr.
     static func start(_ invocation: Invocation) throws {
+        let (daemon, lock): (Daemon, DaemonLock)
+        do {
+            (daemon, lock) = try prepare(invocation)
+        } catch {
+            DaemonNotice(invocation: invocation).notify(error, .startFailed)
+            throw error
+        }
+        let lost = daemon.loop()
+        withExtendedLifetime(lock) {}
+        if let lost { throw CommandError(.unavailable, "daemon: lost the X server on \(daemon.display): \(lost)") }
+    }
+
+    /// Everything up to the loop: the config, the lock, the X connections, the grabs.
+    private static func prepare(_ invocation: Invocation) throws -> (Daemon, DaemonLock) {
         let config = try invocation.config()
         guard let display = invocation.variable("DISPLAY"), !display.isEmpty else {
-            throw CommandError(.unavailable, "no DISPLAY: the daemon grabs its keys on an X display")
+            throw CommandError(.unavailable, noDisplay)
         }
         let lock = try DaemonLock.acquire(display: display, runtimeDirectory: invocation.variable("XDG_RUNTIME_DIR"))
         if let notice = lock.notice { Daemon.log(notice) }
@@ -84,10 +112,19 @@ enum DaemonCommand {
         daemonSignals.install()
         let daemon = Daemon(keys: keys, host: host, display: display, config: config, invocation: invocation)
         try daemon.grabAll()
+        let waiting = invocation.arguments.has("keep-waiting")
+        if let none = daemon.noKeyGrabbed(waiting: waiting) {
+            guard waiting else { throw none }
+            Daemon.log(none.message)
+            daemon.notice.notify(none, .noKeys)
+        }
         Daemon.log("pid \(getpid()) on \(display), \(daemon.configPath): \(daemon.summary)")
-        Daemon.log("note: \(waylandNote)")
-        let lost = daemon.loop()
-        withExtendedLifetime(lock) {}
-        if let lost { throw CommandError(.unavailable, "daemon: lost the X server on \(display): \(lost)") }
+        if inWaylandSession(invocation) { Daemon.log("note: \(waylandNote)") }
+        return (daemon, lock)
+    }
+
+    /// A Wayland session is present, where X11 grabs miss the keys of Wayland-native windows.
+    static func inWaylandSession(_ invocation: Invocation) -> Bool {
+        !(invocation.variable("WAYLAND_DISPLAY") ?? "").isEmpty || invocation.variable("XDG_SESSION_TYPE") == "wayland"
     }
 }

@@ -28,6 +28,10 @@ final class Daemon {
     /// press's action is given it instead of building the dictionary again.
     private let environment = processEnvironment()
     private let watch: ConfigWatch?
+    /// Tells the desktop about the daemon's own failures.
+    let notice: DaemonNotice
+    /// The config error the last failed reload notified, so the same one is not notified again.
+    private var lastReloadProblem: String?
 
     init(keys: X11Keys, host: X11SelectionHost?, display: String, config: Config, invocation: Invocation) {
         self.keys = keys
@@ -36,6 +40,7 @@ final class Daemon {
         self.config = config
         self.invocation = invocation
         self.configPath = invocation.paths.configFile
+        self.notice = DaemonNotice(invocation: invocation)
         let started = ConfigWatch.start(path: configPath)
         self.watch = started.watch
         if let problem = started.problem { Daemon.log("not watching the config file (\(problem)); SIGHUP reloads it") }
@@ -51,10 +56,12 @@ final class Daemon {
     }
 
     /// Releases every grab, then grabs the config's bindings; a key another client holds is
-    /// reported by name and the others are grabbed all the same.
+    /// reported by name and the others are grabbed all the same. When not one key could be
+    /// grabbed, nothing is said here: the error, `noKeyGrabbed`, is the caller's to report.
     func grabAll() throws(ClipboardError) {
         keys.ungrabAll()
         active = []
+        var failures: [(binding: HotkeyBinding, why: String)] = []
         for binding in config.hotkeys {
             do throws(X11Keys.GrabError) {
                 let grab = try keys.resolve(binding.key)
@@ -65,13 +72,42 @@ final class Daemon {
                 }
             } catch {
                 switch error {
-                case .taken: Daemon.log("\(binding.written) is taken by another program; the other keys work")
-                case .unavailable(let reason): Daemon.log("\(binding.written) cannot be grabbed: \(reason)")
+                case .taken: failures.append((binding, "is taken by another program"))
+                case .unavailable(let reason): failures.append((binding, "cannot be grabbed: \(reason)"))
                 case .lost(let reason): throw .noDisplay(reason: reason)
                 }
                 active.append(Active(binding: binding, grab: nil))
             }
         }
+        ungrabbed = failures.map { "\($0.binding.written) \($0.why)" }
+        guard failures.count < config.hotkeys.count else { return }
+        for failure in failures {
+            let others = failure.why.hasPrefix("is taken") ? "; the other keys work" : ""
+            Daemon.log("\(failure.binding.written) \(failure.why)\(others)")
+        }
+    }
+
+    /// Why each key that is not grabbed is not (`Super+Alt+I is taken by another program`).
+    private(set) var ungrabbed: [String] = []
+
+    /// The error when the config has hotkeys and not one could be grabbed; nil otherwise.
+    /// `waiting`: the daemon goes on (`--keep-waiting`, or a reload), so the fix names no restart.
+    func noKeyGrabbed(waiting: Bool) -> CommandError? {
+        guard !config.hotkeys.isEmpty, active.allSatisfy({ $0.grab == nil }) else { return nil }
+        let count = config.hotkeys.count == 1 ? "the hotkey" : "none of the \(config.hotkeys.count) hotkeys"
+        let then =
+            waiting
+            ? "; the daemon grabs them when the config file changes or on SIGHUP"
+            : ", then start the daemon again (or start it with --keep-waiting)"
+        // Keys another program holds are freed there; keys the keyboard lacks are replaced.
+        let taken = ungrabbed.allSatisfy { $0.hasSuffix(" is taken by another program") }
+        let fix =
+            taken
+            ? "free them in the program that holds them (xbindkeys, sxhkd, the desktop's shortcuts)"
+                + " or choose other keys in \(configPath)"
+            : "choose keys this keyboard has in \(configPath) ('userdebug daemon --check' resolves each)"
+        let keys = ungrabbed.joined(separator: ", ")
+        return CommandError(.unavailable, "\(count) could be grabbed (\(keys)); \(fix)\(then)")
     }
 
     /// After a keyboard map change: grabs again only when a binding's keycodes or mask moved (a
@@ -153,22 +189,33 @@ final class Daemon {
         }
     }
 
-    /// Reads the config again; a broken one keeps the bindings in force and says why.
+    /// Reads the config again; a broken one keeps the bindings in force and says why, on stderr
+    /// and on the desktop (once per problem: an editor may write the same broken file twice).
+    /// Keys that were not grabbed are tried again.
     private func reload(because why: String) -> String? {
         let fresh: Config
         do throws(ConfigError) {
             fresh = try Config.load(path: configPath)
         } catch {
             Daemon.log("not reloaded (\(why)); keeping the previous hotkeys: \(error)")
+            if lastReloadProblem != error.description {
+                lastReloadProblem = error.description
+                notice.notify(error, .reloadFailed)
+            }
             return nil
         }
-        let changed = fresh.hotkeys != config.hotkeys
+        lastReloadProblem = nil
+        let retry = fresh.hotkeys != config.hotkeys || active.contains { $0.grab == nil }
         config = fresh
         storeKeeper.drop()
-        if changed {
+        if retry {
             do throws(ClipboardError) { try grabAll() } catch { return ErrorReport.classify(error).1 }
         }
         Daemon.log("reloaded \(configPath) (\(why)): \(summary)")
+        if retry, let none = noKeyGrabbed(waiting: true) {
+            Daemon.log(none.message)
+            notice.notify(none, .noKeys)
+        }
         return nil
     }
 

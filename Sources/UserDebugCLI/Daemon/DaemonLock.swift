@@ -39,7 +39,9 @@ struct DaemonLock {
             }
             throw CommandError(
                 .temporaryFailure,
-                "userdebug daemon already runs (pid \(pid.map(String.init) ?? "unknown")) on \(display)")
+                "userdebug daemon already runs (pid \(pid.map(String.init) ?? "unknown")) on \(display)"
+                    + "; start it one way only: the autostart entry (~/.config/autostart/userdebug.desktop)"
+                    + " or the systemd unit (userdebug.service), not both")
         }
         let text = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)

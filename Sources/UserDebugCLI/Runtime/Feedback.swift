@@ -89,6 +89,18 @@ package struct Notifier: Sendable {
     /// Shows `outcome` when the mode and origin ask for it; within 200 ms, and at once when no
     /// session bus exists. Never throws: a notification that cannot be shown is a stderr line.
     package func notify(outcome: ActionOutcome) {
+        send { NotificationText.notification(for: outcome, token: token) }
+    }
+
+    /// Shows a critical notification of `error`, a failure of the hotkey daemon itself rather than
+    /// of an action: the summary is `headline: the problem`, the body the fix the error names, else
+    /// `advice`. Sent as `notify(outcome:)` sends.
+    package func notify(failure error: any Error, headline: String, advice: String) {
+        send { NotificationText.failure(error, token: token, headline: headline, advice: advice) }
+    }
+
+    /// Sends what `make` builds when the mode and origin ask for a notification.
+    private func send(_ make: () -> DesktopNotification) {
         guard isActive else { return }
         // The bus first: without one, no text is built (the hotkey path pays a getenv and a stat).
         guard let address = NotificationService.busAddress(variable) else {
@@ -96,7 +108,7 @@ package struct Notifier: Sendable {
             return
         }
         do throws(DBusFailure) {
-            try NotificationService.send(NotificationText.notification(for: outcome, token: token), address: address)
+            try NotificationService.send(make(), address: address)
         } catch {
             report("notification not shown: \(error)")
         }
@@ -115,12 +127,20 @@ enum NotificationText {
                 summary: oneLine(summary.trimmingTrailingSpaces), body: markupEscaped("to \(place)"),
                 urgency: .normal, icon: "edit-copy", expireTimeout: 4000)
         case .failed(let error):
-            let message = oneLine(SecretPayloads.redacted(ErrorReport.classify(error).1, token: token))
-            let (problem, remedy) = split(message, status: ErrorReport.classify(error).0)
-            return DesktopNotification(
-                summary: problem, body: markupEscaped(remedy), urgency: .critical,
-                icon: "dialog-error", expireTimeout: -1)
+            return failure(error, token: token, headline: nil, advice: nil)
         }
+    }
+
+    /// A critical notification of `error`: its problem (after `headline: ` when there is one) and
+    /// what to do, which is the error's own advice, else `advice`, else the advice for its status.
+    static func failure(_ error: any Error, token: String?, headline: String?, advice: String?) -> DesktopNotification {
+        let (status, text) = ErrorReport.classify(error)
+        let message = oneLine(SecretPayloads.redacted(text, token: token))
+        let (problem, remedy) = split(message, status: status)
+        return DesktopNotification(
+            summary: headline.map { "\($0): \(problem)" } ?? capitalized(problem),
+            body: markupEscaped(capitalized(remedy ?? advice ?? defaultAdvice(status))), urgency: .critical,
+            icon: "dialog-error", expireTimeout: -1)
     }
 
     /// "user id", "the token", … for the built-in actions, the quoted title otherwise (a config
@@ -149,22 +169,22 @@ enum NotificationText {
         return lines > 1 ? "(\(lines) lines)" : "(\(payload.bytes.count) bytes)"
     }
 
-    /// The error's first line cut at its first "; " into the problem and what to do; an error
-    /// without that advice gets the advice for its exit status.
-    private static func split(_ message: String, status: ExitStatus) -> (String, String) {
+    /// The error's first line cut at its first "; " into the problem and what to do (nil when the
+    /// error gives no advice).
+    private static func split(_ message: String, status: ExitStatus) -> (String, String?) {
         let firstLine = message.split(separator: "\n").first.map(String.init) ?? message
-        if let cut = firstLine.firstRange(of: "; ") {
-            let advice = firstLine[cut.upperBound...]
-            return (capitalized(String(firstLine[..<cut.lowerBound])), capitalized(String(advice)))
-        }
-        let advice: String
+        guard let cut = firstLine.firstRange(of: "; ") else { return (firstLine, nil) }
+        return (String(firstLine[..<cut.lowerBound]), String(firstLine[cut.upperBound...]))
+    }
+
+    /// What to do about an error that does not say, by its exit status.
+    private static func defaultAdvice(_ status: ExitStatus) -> String {
         switch status {
-        case .noInput: advice = "Run the same command in a terminal: it says what is missing and how to record it"
-        case .unavailable: advice = "Check that DISPLAY and PATH reach the program that started userdebug"
-        case .config: advice = "Fix the config file; 'userdebug menu' in a terminal shows where"
-        default: advice = "Run the same command in a terminal to see more"
+        case .noInput: return "Run the same command in a terminal: it says what is missing and how to record it"
+        case .unavailable: return "Check that DISPLAY and PATH reach the program that started userdebug"
+        case .config: return "Fix the config file; 'userdebug menu' in a terminal shows where"
+        default: return "Run the same command in a terminal to see more"
         }
-        return (capitalized(firstLine), advice)
     }
 
     private static func capitalized(_ text: String) -> String {
