@@ -329,7 +329,9 @@ final class DataControlCompositor: @unchecked Sendable {
         let client = #"""
             import socket, struct, sys
             s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
+            out = b""
             def req(obj, op, *args):
+                global out
                 body = b""
                 for a in args:
                     if isinstance(a, str):
@@ -337,11 +339,20 @@ final class DataControlCompositor: @unchecked Sendable {
                         body += struct.pack("=I", len(raw)) + raw + b"\0" * (-len(raw) % 4)
                     else:
                         body += struct.pack("=I", a)
-                s.sendall(struct.pack("=II", obj, (8 + len(body)) << 16 | op) + body)
+                out += struct.pack("=II", obj, (8 + len(body)) << 16 | op) + body
             req(1, 1, 2); req(2, 0, 1, "wl_seat", 1, 3); req(2, 0, 2, "ext_data_control_manager_v1", 1, 4)
             req(4, 1, 5, 3); req(4, 0, 6); req(6, 0, "text/plain"); req(5, 0, 6); req(5, 0, 6); req(1, 0, 7)
+            # One write, and a close that comes before the compositor read every request is the
+            # end of the stream: a Unix socket closed with unread data resets its peer (after the
+            # peer has read what was sent), which on a loaded machine can happen mid-write.
+            try: s.sendall(out)
+            except BrokenPipeError: pass
             data = b""
-            while chunk := s.recv(65536): data += chunk
+            while True:
+                try: chunk = s.recv(65536)
+                except ConnectionResetError: break
+                if not chunk: break
+                data += chunk
             while data:
                 obj, word = struct.unpack_from("=II", data); size = word >> 16
                 if obj == 1 and word & 0xFFFF == 0: print("error", *struct.unpack_from("=II", data, 8))

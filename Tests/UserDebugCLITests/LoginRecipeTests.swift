@@ -84,6 +84,6 @@ import Testing
         try har.write(to: downloads.appendingPathComponent("app.har"))
         let result = try runTool("/bin/sh", ["-c", recipe], environment: environment)
         try Self.expectAda(home, after: result, "har")
-        #expect(result.err.contains("recorded session 'usr_ada@127.0.0.1'"), "\(result)")
+        #expect(result.err.contains("recorded session 'usr_ada@\(server.hostAndPort)'"), "\(result)")
     }
 }
