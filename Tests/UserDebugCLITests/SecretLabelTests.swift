@@ -107,6 +107,17 @@ import Testing
         #expect(try home.ok(["copy-id", "--to", "stdout", "--reveal"]).out.contains(Samples.canary))
     }
 
+    /// The menu's header (JSON, text, rofi's message) names the session: never its token.
+    @Test func theMenuNamesASessionNamedWithItsTokenRedacted() throws {
+        let home = try UserDebugHome()
+        try home.ok(["session", "import", "--name", "s-\(Samples.canary)", "-"], stdin: Samples.session)
+        for arguments in [["menu", "--json"], ["menu"], ["rofi"]] {
+            let result = try home.ok(arguments)
+            #expect(Self.leaks(result.out + result.err).isEmpty, "\(arguments): \(result)")
+            #expect(result.out.contains("s-[redacted]"), "\(arguments): \(result.out)")
+        }
+    }
+
     @Test func sessionImportAndSetNameNoTokenOnStderr() throws {
         let home = try UserDebugHome()
         let document = #"{"user": {"identifier": "\#(Samples.canary)"}, "token": "\#(Samples.canary)"}"#
