@@ -69,6 +69,21 @@ import Testing
         Case(
             name: "bad --status", arguments: ["print-response", "--status", "abc"], stdin: nil, status: 64,
             message: "--status"),
+        Case(
+            name: "a valued option twice", arguments: ["print-response", "--status", "200", "--status", "404"],
+            stdin: nil, status: 64, message: "option '--status' given more than once"),
+        Case(
+            name: "a flag twice", arguments: ["copy-id", "--to", "stdout", "--reveal", "--reveal"], stdin: nil,
+            status: 64, message: "option '--reveal' given more than once"),
+        Case(
+            name: "a short flag twice in one bundle", arguments: ["copy-id", "--to", "stdout", "-qq"], stdin: nil,
+            status: 64, message: "option '-q' (--quiet) given more than once"),
+        Case(
+            name: "a global flag before the command and after it", arguments: ["--quiet", "copy-id", "--quiet"],
+            stdin: nil, status: 64, message: "option '--quiet' given more than once"),
+        Case(
+            name: "a command's own flag twice", arguments: ["session", "list", "--json", "--json"], stdin: nil,
+            status: 64, message: "option '--json' given more than once"),
     ]
 
     @Test(arguments: cases)

@@ -85,6 +85,40 @@ import Testing
         #expect(try server.requests().count == 1)
     }
 
+    /// Characters a terminal or an editor acts on or hides: U+009B (CSI to terminals that read
+    /// C1), U+202E (shows what follows reversed), U+2028 (a line break to editors).
+    static let invisible: [Unicode.Scalar] = ["\u{9B}", "\u{202E}", "\u{2028}"]
+
+    /// In a header value and a text body they reach no export raw, redacted or revealed, one
+    /// line or several; bash, dash and zsh run the command and send their exact bytes.
+    @Test(
+        arguments: [["--reveal"], ["--reveal", "--one-line"], [], ["--one-line"]],
+        ["/bin/bash", "/usr/bin/dash", "/usr/bin/zsh"])
+    func invisibleCharactersAreSpelledVisiblyAndStillSent(_ options: [String], shell: String) throws {
+        let home = try UserDebugHome()
+        let server = try EchoServer(directory: home.root)
+        defer { server.stop() }
+        try home.recordSession(baseURL: server.baseURL)
+        let value = "a\u{9B}31mb \u{202E}gnp.exe\u{2028}c'd\u{9B}\u{202E}"
+        let request = Case(
+            name: "invisible", method: "POST", path: "/echo/invisible",
+            headers: [("Content-Type", "text/plain"), ("X-Note", value)],
+            body: Array("body \u{202E}txt.exe\u{2028}next".utf8))
+        try home.ok(["response", "record", "-"], stdin: try Self.document(request, baseURL: server.baseURL))
+        let export = try home.ok(["export", "curl", "--to", "stdout"] + options)
+        for scalar in Self.invisible {
+            #expect(
+                !export.out.unicodeScalars.contains(scalar), "U+\(String(scalar.value, radix: 16)) raw: \(export.out)")
+        }
+        let ran = try runTool(shell, ["-c", export.out], directory: home.root)
+        #expect(ran.status == 0, "\(shell) -c: \(ran)\n\(export.out)")
+        let received = try #require(try server.requests().last, "the server got nothing")
+        #expect(
+            received.hasHeader("X-Note", Data(value.utf8)),
+            "X-Note: \(received.headers.map { ($0.value as NSData).description })\n\(export.out)")
+        #expect(received.body == Data(request.body), "body: \(received.body as NSData)\n\(export.out)")
+    }
+
     @Test func withoutRevealTheCommandHasNoSecretAndStillRuns() throws {
         let home = try UserDebugHome()
         let server = try EchoServer(directory: home.root)

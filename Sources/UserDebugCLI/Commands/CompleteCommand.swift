@@ -3,9 +3,11 @@ import UserDebugKit
 /// `userdebug __complete KIND`: the words the shell completions in `config/completions/` offer
 /// that only the store or the config knows, one per line: action ids for `run`, tags for
 /// `--tag`, statuses for `--status`, session names for `--session`. Hidden from the command
-/// list (it is for the completion scripts), fast (one read of the config or one read-only
-/// transaction on the store, nothing decoded), and never a secret: ids, labels and numbers only.
-/// No store yet means nothing to offer: no output, exit 0.
+/// list (it is for the completion scripts), fast (a read of the config, one read-only transaction
+/// on the store, or both; nothing decoded), and
+/// never a secret: ids, labels and numbers only, a label that holds a secret (a tag that is the
+/// token, a JWT or `access_token=…`) left out. No store yet means nothing to offer: no output,
+/// exit 0.
 enum CompleteCommand {
     /// The word that selects it; the leading underscores keep it out of the way of users.
     static let word = "__complete"
@@ -23,7 +25,8 @@ enum CompleteCommand {
             One word per line, for config/completions/: 'actions' lists the ids 'run' takes (built-in,
             from the config, and backend.body when the config has a backend section), 'tags' and
             'sessions' the names in the store, 'statuses' the classes 1xx-5xx and every status code
-            recorded. A word with a control character in it is left out.
+            recorded. A word with a control character in it is left out, and so is one that holds
+            a secret (a session's token, a JWT, access_token=…).
             Example: userdebug __complete sessions
             """,
         options: [],
@@ -49,10 +52,17 @@ enum CompleteCommand {
             let config = try invocation.config()
             return ActionRun.builtinIDs.sorted() + config.actions.map(\.id)
                 + (config.backend.path == nil ? [] : ["\(BackendProvider.sectionID).body"])
-        case .tags: return try names()?.tags ?? []
-        case .sessions: return try names()?.sessions ?? []
+        case .tags: return try names().map { try withoutSecrets($0.tags, tokens: $0.tokens) } ?? []
+        case .sessions: return try names().map { try withoutSecrets($0.sessions, tokens: $0.tokens) } ?? []
         case .statuses:
             return (1...5).map { "\($0)xx" } + (try names()?.statuses ?? []).map(String.init)
+        }
+        // Left out, not offered as the placeholder: a completion is a word to type, and no
+        // name or tag is `[redacted]`. --reveal does not bring them back: the shell asks, not
+        // the user, and what it is offered ends up on the screen and in the history.
+        func withoutSecrets(_ labels: [String], tokens: [String]) throws -> [String] {
+            let redactor = Redactor(policy: try invocation.config().redactionPolicy, knownSecrets: tokens)
+            return labels.filter { !redactor.isSecretLabel($0) }
         }
         func names() throws -> SessionStore.Names? {
             do {

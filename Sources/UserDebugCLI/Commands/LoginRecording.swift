@@ -2,7 +2,8 @@ import UserDebugKit
 
 /// The config's `login` rules applied wherever responses come in (`capture`, `response record`,
 /// `response import`): the last login among the responses is saved as a session and made
-/// current, with one stderr line naming the session and the response; the token is never shown.
+/// current, with one stderr line naming the session and the response; the token is never shown,
+/// not even as the user's identifier a rule found.
 enum LoginRecording {
     /// A login that was saved: the session as stored, and which response it came from.
     struct Found {
@@ -70,12 +71,15 @@ enum LoginRecording {
         if let placeholder = found.tokenPlaceholder {
             token = ", no usable token: the response held the placeholder '\(placeholder)', as a redacted export does"
         }
+        // A rule's identifier path may find the token (or a JWT) where the user's id should be:
+        // then the id, and the name made from it, are [redacted] here.
+        let labels = invocation.noticeLabels(found.session)
         invocation.diagnostics.notice(
-            "recorded session '\(found.session.name)' (user \(found.session.user.identifier)\(token)) from \(from) "
+            "recorded session '\(labels.name)' (user \(labels.user)\(token)) from \(from) "
                 + "(\(found.method) \(found.path) → \(found.status))")
         if found.tokenPlaceholder != nil {
             invocation.diagnostics.notice(
-                "copy-token refuses until it has one: " + BuiltinPayloads.recordTokenHint(for: found.session.name))
+                "copy-token refuses until it has one: " + BuiltinPayloads.recordTokenHint(for: labels.name))
         }
     }
 

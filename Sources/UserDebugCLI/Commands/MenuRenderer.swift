@@ -14,7 +14,7 @@ struct MenuRenderer {
         let document = JSONValue.object(
             JSONObject([
                 .init(key: "title", value: .string("Debug menu")),
-                .init(key: "session", value: .string(session.name)),
+                .init(key: "session", value: .string(clean(session.name))),
                 .init(key: "user", value: .string(clean(session.user.identifier))),
                 .init(key: "elements", value: .array(elements.map(element))),
             ]))
@@ -88,7 +88,7 @@ struct MenuRenderer {
         }
         walk(elements, depth: 0)
         let width = rows.map(\.label.count).max() ?? 0
-        var text = "Debug menu — session \(session.name), user \(clean(session.user.identifier))\n"
+        var text = "Debug menu — session \(clean(session.name)), user \(clean(session.user.identifier))\n"
         for row in rows {
             text += "  " + row.label + String(repeating: " ", count: width - row.label.count + 2) + row.title + "\n"
         }

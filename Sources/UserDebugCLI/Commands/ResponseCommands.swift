@@ -60,7 +60,8 @@ enum ResponseCommands {
         usage: "response list [--limit N] [--tag TAG] [--path SUBSTRING] [--status CODE|Nxx] [--all-sessions] [--json]",
         discussion: """
             One record per line: {"id", "session", "startedAt", "durationMs", "method", "url", "status",
-            "tags"}; URLs are redacted unless --reveal.
+            "tags"}; URLs are redacted unless --reveal, and so is a tag or session name that holds
+            a secret (a session's token, a JWT, access_token=…), replaced by [redacted] as a whole.
             Example: userdebug response list --status 5xx | jq -r .url
             """,
         options: ResponseSelection.filterOptions + [
@@ -79,15 +80,17 @@ enum ResponseCommands {
         query.limit = limit == 0 ? nil : limit
         let store = try invocation.storeForReading()
         let responses = try store.responses(query)
-        let sessionForSecrets = try? invocation.session()
-        let redactor = try invocation.redactor(for: sessionForSecrets)
+        // Every session's token, not only the current one's: with --all-sessions a URL or a
+        // tag may hold another session's, and a tag may be any session's token pasted in.
+        let redactor = try invocation.labelRedactor(store)
+        func label(_ text: String) -> String { redactor?.redactLabel(text) ?? text }
         if invocation.stdoutKind == .terminal && !invocation.arguments.has("json") {
             var rows = [["ID", "STATUS", "METHOD", "URL", "MS", "TAGS"]]
             for response in responses {
                 let url = redactor?.redactURL(response.request.url) ?? response.request.url
                 rows.append([
                     "\(response.id ?? 0)", "\(response.status)", response.request.method, url,
-                    response.durationMs.map { formatNumber($0) } ?? "", response.tags.joined(separator: ","),
+                    response.durationMs.map { formatNumber($0) } ?? "", response.tags.map(label).joined(separator: ","),
                 ])
             }
             try writeTable(rows)
@@ -98,13 +101,13 @@ enum ResponseCommands {
             let url = redactor?.redactURL(response.request.url) ?? response.request.url
             var members: [JSONObject.Member] = [
                 .init(key: "id", value: .number("\(response.id ?? 0)")),
-                .init(key: "session", value: response.sessionName.map { .string($0) } ?? .null),
+                .init(key: "session", value: response.sessionName.map { .string(label($0)) } ?? .null),
                 .init(key: "startedAt", value: response.startedAt.map { .string(ISO8601.format($0)) } ?? .null),
                 .init(key: "durationMs", value: response.durationMs.map { .number(formatNumber($0)) } ?? .null),
                 .init(key: "method", value: .string(response.request.method)),
                 .init(key: "url", value: .string(url)),
                 .init(key: "status", value: .number("\(response.status)")),
-                .init(key: "tags", value: .array(response.tags.map { .string($0) })),
+                .init(key: "tags", value: .array(response.tags.map { .string(label($0)) })),
             ]
             out += JSONWriter().bytes(.object(JSONObject(members)))
             out.append(UInt8(ascii: "\n"))

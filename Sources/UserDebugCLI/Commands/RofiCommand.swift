@@ -53,7 +53,8 @@ enum RofiCommand {
                 return try ActionRun.deliver(id, from: session, router: router, origin: .key)
             }
             var message =
-                "Session \(session.context.session.name) · user \(renderer.clean(session.context.session.user.identifier))"
+                "Session \(renderer.clean(session.context.session.name)) · user "
+                + renderer.clean(session.context.session.user.identifier)
             if let typed { message = "No entry ‘\(typed)’. " + message }
             let text = rows(entries, message: message)
             try writeAll(Array(text.utf8), to: 1, name: "standard output")

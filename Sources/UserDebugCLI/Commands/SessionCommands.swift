@@ -44,14 +44,15 @@ enum SessionCommands {
         let store = try invocation.storeForWriting()
         let makeCurrent = !invocation.arguments.has("keep-current")
         try store.saveSession(session, makeCurrent: makeCurrent)
+        let labels = invocation.noticeLabels(session)
         if let placeholder = SessionDocument.tokenPlaceholder(in: value) {
             invocation.diagnostics.notice(
-                "recorded session '\(session.name)' (user \(session.user.identifier), no usable token: the document "
+                "recorded session '\(labels.name)' (user \(labels.user), no usable token: the document "
                     + "held the placeholder '\(placeholder)', as a redacted export does)")
             invocation.diagnostics.notice(
-                "copy-token refuses until it has one: " + BuiltinPayloads.recordTokenHint(for: session.name))
+                "copy-token refuses until it has one: " + BuiltinPayloads.recordTokenHint(for: labels.name))
         } else {
-            invocation.diagnostics.notice("recorded session '\(session.name)' (user \(session.user.identifier))")
+            invocation.diagnostics.notice("recorded session '\(labels.name)' (user \(labels.user))")
         }
         try invocation.reportCurrentSession()
     }
@@ -132,7 +133,8 @@ enum SessionCommands {
         // nothing to keep.
         let makeCurrent = try !arguments.has("keep-current") || store.currentSessionName() == nil
         try store.saveSession(session, makeCurrent: makeCurrent)
-        invocation.diagnostics.notice("saved session '\(session.name)' (user \(session.user.identifier))")
+        let labels = invocation.noticeLabels(session)
+        invocation.diagnostics.notice("saved session '\(labels.name)' (user \(labels.user))")
         try invocation.reportCurrentSession()
     }
 
@@ -142,7 +144,8 @@ enum SessionCommands {
         usage: "session list [--json]",
         discussion: """
             One record per line: {"name", "current", "environment", "baseURL", "user": {…}}. Tokens are
-            never listed. Example: userdebug session list | jq -r 'select(.current) | .name'
+            never listed; a name, user or environment that holds a secret (a session's token, a JWT)
+            is [redacted] unless --reveal. Example: userdebug session list | jq -r 'select(.current) | .name'
             """,
         options: [.flag("json", "JSON lines even on a terminal.")],
         maxPositionals: 0
@@ -150,11 +153,22 @@ enum SessionCommands {
         let store = try invocation.storeForReading()
         let current = try store.currentSessionName()
         let sessions = try store.sessions()
-        let redactor = try invocation.redactor(for: nil)
+        // Every session's token: a session may be named after another's (a login rule names it
+        // after the user's identifier, which may be a token).
+        let redactor = try invocation.labelRedactor(store)
+        func shown(_ session: Session) -> Session {
+            guard let redactor else { return session }
+            var shown = redactor.redact(session)
+            shown.name = redactor.redactLabel(session.name)
+            shown.user.identifier = redactor.redactLabel(session.user.identifier)
+            shown.user.name = session.user.name.map(redactor.redactLabel)
+            shown.environment = session.environment.map(redactor.redactLabel)
+            return shown
+        }
         if invocation.stdoutKind == .terminal && !invocation.arguments.has("json") {
             var rows = [["", "NAME", "USER", "USER NAME", "ENVIRONMENT", "BASE URL"]]
             for session in sessions {
-                let shown = redactor?.redact(session) ?? session
+                let shown = shown(session)
                 rows.append([
                     session.name == current ? "*" : "", shown.name, shown.user.identifier, shown.user.name ?? "",
                     shown.environment ?? "", shown.baseURL ?? "",
@@ -165,7 +179,7 @@ enum SessionCommands {
         }
         var lines: [UInt8] = []
         for session in sessions {
-            let shown = redactor?.redact(session) ?? session
+            let shown = shown(session)
             var document = SessionDocument.encode(shown, reveal: false, isCurrent: session.name == current)
             if case .object(var object) = document {
                 object["token"] = nil

@@ -28,6 +28,7 @@ struct ParsedArguments: Sendable {
             position += 1
             let option: OptionSpec
             var inline: String?
+            var short: Character?
             switch token {
             case .argument(let text, _):
                 parsed.positionals.append(text)
@@ -48,12 +49,21 @@ struct ParsedArguments: Sendable {
                         command: spec.path)
                 }
                 option = found
+                short = letter
+            }
+            // One rule for flags and valued options: given twice is a usage error, naming it as
+            // written (`-qq`, `--quiet -q`), since a second copy is a mistake the user would
+            // want to hear of (a pasted line, an alias that already has it), never a meaning.
+            let given = parsed.has(option.name) || parsed.value(option.name) != nil
+            if given, !option.repeatable {
+                let spelled = short.map { "'-\($0)' (--\(option.name))" } ?? "'--\(option.name)'"
+                throw UsageError(message: "option \(spelled) given more than once", command: spec.path)
             }
             guard option.valueName != nil else {
                 if inline != nil {
                     throw UsageError(message: "option '--\(option.name)' takes no value", command: spec.path)
                 }
-                if !parsed.flags.contains(option.name) { parsed.flags.append(option.name) }
+                parsed.flags.append(option.name)
                 continue
             }
             let value: String
@@ -62,9 +72,6 @@ struct ParsedArguments: Sendable {
             } else {
                 value = try valueAfter(option, at: position, in: tokens, arguments: arguments, spec: spec)
                 position += 1
-            }
-            if !option.repeatable, parsed.value(option.name) != nil {
-                throw UsageError(message: "option '--\(option.name)' given more than once", command: spec.path)
             }
             do {
                 try option.check?(value)

@@ -4,7 +4,7 @@ extension Invocation {
     /// The last stderr line of every command that wrote a session (`session import`, `set`,
     /// `use`, `remove`, a login recorded from a response): which session the debug actions now
     /// use, `current session: 'staging' (usr_42)`, or that none is current. It names the session
-    /// and its user's identifier, never the token. Read from the store just written, so it says
+    /// and its user's identifier (each `[redacted]` when it holds a secret), never the token. Read from the store just written, so it says
     /// what the next hotkey press will copy.
     func reportCurrentSession() throws {
         let store = try storeForWriting()
@@ -12,6 +12,7 @@ extension Invocation {
             diagnostics.notice("no session is current; 'userdebug session use NAME' picks one")
             return
         }
-        diagnostics.notice("current session: '\(current.name)' (\(current.user.identifier))")
+        let labels = noticeLabels(current)
+        diagnostics.notice("current session: '\(labels.name)' (\(labels.user))")
     }
 }

@@ -3,7 +3,12 @@
 /// same in bash, dash, zsh and ksh (no `$'…'`, no backslash escapes, nothing that history
 /// expansion or a locale can change). It holds no control character but newline and tab: pasted
 /// into an interactive shell, a ^C would end the line and a CR or DEL edit it, so that what
-/// follows in a quoted value would run as a command of its own.
+/// follows in a quoted value would run as a command of its own. Nor does it hold a character
+/// that a terminal or an editor would act on or hide (`TerminalSafety`: a C1 control such as
+/// U+009B, which some terminals read as CSI; BiDi controls such as U+202E, which reorder what
+/// is shown; U+2028): those are spliced into the quoted word as `'"$(printf '\342\200\256')"'`,
+/// printf's octal escapes, which give the same bytes in every POSIX shell whatever the locale
+/// (`$'\u202E'` is neither in dash nor locale-proof in bash).
 ///
 /// What it writes, and why:
 /// - the method only when curl would not pick it itself: `GET` without a body and `POST` with one
@@ -159,8 +164,13 @@ public struct CurlCommand: Sendable {
                 lines.append("data-raw = " + Self.configQuoted(String(decoding: request.body, as: UTF8.self)))
             }
         }
-        guard multiline else {
-            return "printf '%s\\n' " + lines.map(CurlCommand.quoted).joined(separator: " ") + " | curl -K -"
+        // A here-document with a quoted delimiter takes every byte as it is: a character that
+        // must be spliced in with printf (see `quoted`) needs the printf form, one line per
+        // config line when multiline.
+        let spliced = lines.contains { $0.unicodeScalars.contains(where: CurlCommand.isSpliced) }
+        guard multiline, !spliced else {
+            let words = ["printf '%s\\n'"] + lines.map(CurlCommand.quoted) + ["| curl -K -"]
+            return words.joined(separator: multiline ? " \\\n  " : " ")
         }
         return "curl -K - <<'\(Self.delimiter)'\n" + lines.joined(separator: "\n") + "\n" + Self.delimiter
     }
@@ -241,13 +251,45 @@ public struct CurlCommand: Sendable {
     }
 
     /// `text` as one POSIX shell word: `'…'`, each `'` written as `'\''`. Everything else,
-    /// newlines and non-ASCII included, is literal between single quotes in every POSIX shell.
+    /// newlines and non-ASCII included, is literal between single quotes in every POSIX shell;
+    /// a run of characters a terminal must not get raw (`isSpliced`) is written as
+    /// `'"$(printf '\342\200\256')"'`: the quote closed, printf's output for their UTF-8 bytes
+    /// in octal (POSIX, the same bytes whatever the locale; a command substitution keeps all
+    /// but trailing newlines, and none of these is one), the quote opened again.
     public static func quoted(_ text: String) -> String {
-        var out = "'"
+        var out = ""
+        var inQuotes = false
+        var spliced: [UInt8] = []
+        func splice() {
+            guard !spliced.isEmpty else { return }
+            if inQuotes { out += "'" }
+            inQuotes = false
+            out += "\"$(printf '" + spliced.map { "\\" + octal($0) }.joined() + "')\""
+            spliced = []
+        }
         for character in text.unicodeScalars {
+            if isSpliced(character) {
+                spliced += String(character).utf8
+                continue
+            }
+            splice()
+            if !inQuotes { out += "'" }
+            inQuotes = true
             if character == "'" { out += "'\\''" } else { out.unicodeScalars.append(character) }
         }
-        return out + "'"
+        splice()
+        return out.isEmpty ? "''" : inQuotes ? out + "'" : out
+    }
+
+    /// `byte` as three octal digits, as printf reads them.
+    private static func octal(_ byte: UInt8) -> String {
+        String(repeating: "0", count: byte < 0o10 ? 2 : byte < 0o100 ? 1 : 0) + String(byte, radix: 8)
+    }
+
+    /// Whether `scalar` goes into a command only through printf (`quoted`): what
+    /// `TerminalSafety` keeps from a terminal, but newline and tab, which a command may hold.
+    static func isSpliced(_ scalar: Unicode.Scalar) -> Bool {
+        scalar != "\n" && scalar != "\t" && TerminalSafety.isUnsafe(scalar)
     }
 }
 

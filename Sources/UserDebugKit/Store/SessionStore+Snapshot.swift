@@ -24,6 +24,12 @@
 ///   temporary directory and reads that copy; the copy is consistent because without the `-shm`
 ///   no WAL writer can be at work. The copy is deleted on close, and the store's `warnings` say
 ///   that it was read.
+///
+/// An empty `-wal` or `-shm` counts as missing when the database file grants more than 0600:
+/// SQLite opens both with O_CREAT and gives an empty one the database file's mode (os_unix.c,
+/// `robust_open`), so its reader would turn the empty 0600 `-wal` writers keep into a 0644 one.
+/// An empty `-wal` holds no commit (its header alone is 32 bytes) and an empty `-shm` was set up
+/// by no connection, so the reasons above hold for them as for missing files.
 extension SessionStore {
     /// SQLite's lock bytes (os_unix.c): a shared lock is a read lock on these 510 bytes from
     /// 2 past the pending byte at 1 GiB; an exclusive lock is a write lock on them.
@@ -40,15 +46,22 @@ extension SessionStore {
     ) {
         // SQLite keeps -wal and -shm beside the file a symbolic link leads to: look there.
         let files = resolvedPath(path)
-        if FileStatus(path: files + "-wal") == nil,
-            let view = try openWithoutWAL(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let looser = (FileStatus(path: files)?.permissions ?? 0) & 0o077 != 0
+        if isAbsent(files + "-wal", looser: looser),
+            let view = try openWithoutWAL(path, looser: looser, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         {
             return (view, [], false)
         }
-        if FileStatus(path: files + "-shm") == nil {
+        if isAbsent(files + "-shm", looser: looser) {
             let database = try openSnapshot(of: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             return (
-                database, ["read a private copy of \(path): \(path)-shm is missing and a read creates no file"], false
+                database,
+                [
+                    "read a private copy of \(path): \(path)-shm is "
+                        + (FileStatus(path: files + "-shm") == nil
+                            ? "missing" : "empty beside a store looser than 0600")
+                        + " and a read creates no file"
+                ], false
             )
         }
         let database = try Database(path: path, readOnly: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
@@ -57,9 +70,12 @@ extension SessionStore {
     }
 
     /// An `immutable=1` connection to `path` under an OFD shared lock (see above); nil when a
-    /// `-wal` appeared before the lock was held (SQLite's own reader then finds both files).
+    /// `-wal` appeared (`looser`: or got frames) before the lock was held (SQLite's own reader
+    /// then finds both files).
     /// - Throws: `.busy` when another process holds the exclusive lock past the busy timeout.
-    static func openWithoutWAL(_ path: String, busyTimeoutMilliseconds: Int32) throws(StoreError) -> Database? {
+    static func openWithoutWAL(_ path: String, looser: Bool = false, busyTimeoutMilliseconds: Int32) throws(StoreError)
+        -> Database?
+    {
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw StoreError.from(errno: errno, path: path) }
         var lock = flock()
@@ -77,7 +93,7 @@ extension SessionStore {
             }
             usleep(10_000)
         }
-        guard FileStatus(path: resolvedPath(path) + "-wal") == nil else {
+        guard isAbsent(resolvedPath(path) + "-wal", looser: looser) else {
             close(descriptor)
             return nil
         }
@@ -93,6 +109,13 @@ extension SessionStore {
         database.closeOnClose = descriptor
         try Migrations.validateReadOnly(database)
         return database
+    }
+
+    /// Whether the `-wal` or `-shm` at `path` is to be read around: missing, or empty beside a
+    /// database file whose mode (`looser` than 0600) SQLite would give it.
+    private static func isAbsent(_ path: String, looser: Bool) -> Bool {
+        guard let status = FileStatus(path: path) else { return true }
+        return looser && status.size == 0
     }
 
     /// `path` with its symbolic links resolved, as SQLite resolves it to name `-wal` and `-shm`;
