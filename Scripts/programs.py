@@ -33,6 +33,8 @@ import struct
 import subprocess
 import sys
 
+from reaper import parent_of  # the parent pid from /proc, or None when gone (or a zombie)
+
 FAN_CLOEXEC = 0x1
 FAN_CLASS_NOTIF = 0x0
 FAN_UNLIMITED_QUEUE = 0x10
@@ -50,16 +52,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 class Stopped(Exception):
     """SIGTERM or SIGINT: the watch ends (the read it interrupts is not retried)."""
-
-
-def parent_of(pid):
-    """The parent pid from /proc, or None when the process is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            data = stat.read()
-    except OSError:
-        return None
-    return int(data[data.rindex(b")") + 2:].split()[1])
 
 
 def command_line(pid):

@@ -361,19 +361,8 @@ import UserDebugKit
         let made = template.withUnsafeMutableBufferPointer { $0.baseAddress.flatMap { mkdtemp($0) } }
         let dir = try #require(made.map { String(cString: $0) })
         let path = dir + "/wayland-0"
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let fd = try #require(UnixSocket.bound(to: path), "bind \(path): errno \(errno)")
         close(fd)
-        try #require(bound == 0, "bind \(path): errno \(errno)")
         try #require(chown(path, account.uid, account.gid) == 0 && chown(dir, account.uid, account.gid) == 0)
         return dir
     }

@@ -49,19 +49,9 @@ import UserDebugKit
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/wayland-silent"
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = try #require(UnixSocket.bound(to: path), "bind \(path): errno \(errno)")
         defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8) + [0])
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        #expect(bound == 0 && listen(fd, 8) == 0)
+        #expect(listen(fd, 8) == 0)
         guard case .noAnswer(let reason) = WaylandClipboard.probe(display: path, runtimeDir: nil, timeout: 0.5) else {
             Issue.record("a silent compositor must not answer")
             return

@@ -218,18 +218,10 @@ final class SilentServer: @unchecked Sendable {
 
     init() throws {
         path = "/tmp/cx11-silent-\(getpid())-\(UInt32.random(in: 0...UInt32.max)):0"
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in path.utf8.enumerated() { raw[i] = b }
+        guard let fd = UnixSocket.bound(to: path), listen(fd, 8) == 0 else {
+            throw FixtureError("cannot listen on \(path)")
         }
-        let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 8) == 0 else { throw FixtureError("cannot listen on \(path)") }
+        self.fd = fd
     }
 
     func close() {
