@@ -19,9 +19,11 @@ fi
 started=$SECONDS
 Scripts/deps.sh --test  # the build packages and the test tools (Xvfb, peers, shells, the PyPI venv)
 
-# Debian's programs and the toolchain's, in that order: not a user's pyenv, cargo or npm shims,
-# which a fresh machine may not have (the tests must find Debian's python3, with python3-xlib).
-PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$(dirname "$(command -v swift)")"
+# The toolchain's programs, then Debian's: not a user's pyenv, cargo or npm shims, which a fresh
+# machine may not have (the tests must find Debian's python3, with python3-xlib). The toolchain
+# comes first so that the sanitizers and libFuzzer symbolize with its llvm-symbolizer (the
+# compiler's own version), not one an llvm package may have put in /usr/bin.
+PATH="$(dirname "$(command -v swift)"):/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 export PATH
 
 # Every program that anything in this run starts (a test, a fixture, a script, a program those
