@@ -80,10 +80,19 @@ static int peer_trusted(const char *socket_path, uid_t peer) {
 
 /* Refuse (CWL_NO_DISPLAY, as a socket nothing serves: the backend rule falls back) a peer that
  * peer_trusted does not trust, naming the socket, the peer's uid and the fix. */
+int cwl_peer_credentials(int fd, struct ucred *cred) {
+    socklen_t len = sizeof *cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &len) != 0) return -1;
+    if (len != sizeof *cred) {
+        errno = EPROTO;
+        return -1;
+    }
+    return 0;
+}
+
 static cwl_status check_peer(const cwl_conn *c, cwl_error *err) {
     struct ucred cred;
-    socklen_t len = sizeof cred;
-    if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+    if (cwl_peer_credentials(c->fd, &cred) != 0)
         return cwl_fail(err, CWL_FAILED, errno, "SO_PEERCRED: %s", cwl_strerror(errno).text);
     if (peer_trusted(c->address.sun_path, cred.uid)) return CWL_OK;
     return cwl_fail(err, CWL_NO_DISPLAY, EPERM,

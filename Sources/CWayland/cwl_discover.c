@@ -40,10 +40,8 @@ static int listener_is_ours(const char *path) {
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) return 0;
     struct ucred cred;
-    socklen_t len = sizeof cred;
     int ours = connect(fd, (const struct sockaddr *)&addr, sizeof addr) == 0 &&
-               getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && len == sizeof cred &&
-               cred.uid == geteuid();
+               cwl_peer_credentials(fd, &cred) == 0 && cred.uid == geteuid();
     close(fd);
     return ours;
 }

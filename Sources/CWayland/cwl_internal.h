@@ -59,6 +59,13 @@ typedef struct cwl_errno_text {
 } cwl_errno_text;
 cwl_errno_text cwl_strerror(int e);
 
+/* The credentials of the process at the other end of the Unix socket `fd` (SO_PEERCRED: as they
+ * were when it called listen() or connect()). Returns 0, or -1 with errno set. The one place the
+ * Wayland code asks who is on the other end: the compositor at connect, a compositor found in
+ * the runtime directory, the resident owner's peers. */
+struct ucred;
+int cwl_peer_credentials(int fd, struct ucred *cred);
+
 /* Fill err (printf-style message) and return status. errno_value 0 when not a system call. */
 cwl_status cwl_fail(cwl_error *err, cwl_status status, int errno_value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -48,8 +48,7 @@ static int same_link(const char *a, const char *b) {
 
 int cwl_resident_peer_ok(int fd, pid_t *peer_pid) {
     struct ucred cred;
-    socklen_t len = sizeof cred;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != geteuid()) return 0;
+    if (cwl_peer_credentials(fd, &cred) != 0 || cred.uid != geteuid()) return 0;
     char theirs[64];
     snprintf(theirs, sizeof theirs, "/proc/%d/ns/mnt", (int)cred.pid);
     if (!same_link("/proc/self/ns/mnt", theirs)) return 0;
