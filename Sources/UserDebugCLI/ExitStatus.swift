@@ -104,7 +104,7 @@ enum ErrorReport {
             let hint =
                 id.hasPrefix(section) && !available.contains(where: { $0.hasPrefix(section) })
                 ? "\nthe config has no backend section, so there are no \(section)* actions: "
-                    + "add \"backend\": {\"path\": \"/me\"} (README: Actions from config)" : ""
+                    + "add \"backend\": {\"path\": \"/me\"} (docs/usage.md: Actions from config)" : ""
             return (.usage, "\(error)\(hint)\n(see 'userdebug menu')")
         case .sectionUnavailable(_, _, _, let timedOut):
             return (timedOut ? .temporaryFailure : .unavailable, error.description)

@@ -5,6 +5,15 @@ import Testing
 let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
+/// What a user reads: README.md, then every page of docs/ by name. Tests that run the documented
+/// recipes take them from here, wherever the text lives.
+func userDocumentation() throws -> String {
+    let docs = repositoryRoot.appendingPathComponent("docs")
+    let pages = try FileManager.default.contentsOfDirectory(atPath: docs.path).filter { $0.hasSuffix(".md") }.sorted()
+    return try ([repositoryRoot.appendingPathComponent("README.md")] + pages.map { docs.appendingPathComponent($0) })
+        .map { try String(contentsOf: $0, encoding: .utf8) }.joined(separator: "\n")
+}
+
 /// One request as the echo server received it, bytes as on the wire.
 struct EchoedRequest {
     var method: String

@@ -80,12 +80,12 @@ import Testing
         var files = try FileManager.default.contentsOfDirectory(atPath: Self.hotkeys.path).map {
             ($0, try Self.text($0))
         }
-        let readme = try String(contentsOf: InstallTests.root.appendingPathComponent("README.md"), encoding: .utf8)
-        // README's recipes: the hotkey table's rows and the compositors' bindings.
+        let readme = try userDocumentation()
+        // The documentation's recipes: the hotkey table's rows and the compositors' bindings.
         let recipes = readme.components(separatedBy: "\n").filter {
             $0.hasPrefix("| Super+") || $0.contains("bindsym") || $0.contains("exec userdebug")
         }
-        files.append(("README.md", recipes.joined(separator: "\n")))
+        files.append(("README.md and docs/", recipes.joined(separator: "\n")))
         for (name, text) in files {
             let range = NSRange(text.startIndex..., in: text)
             for match in pattern.matches(in: text, range: range) {

@@ -1,14 +1,14 @@
 import Foundation
 import Testing
 
-/// README's recipes for apps in other languages ("Any other app: send the login response to
-/// userdebug"), taken from README itself (fenced blocks whose first line is `# recipe: NAME` or
+/// docs/recording.md's recipes for apps in other languages ("Any other app: send the login response to
+/// userdebug"), taken from the documentation itself (fenced blocks whose first line is `# recipe: NAME` or
 /// `// recipe: NAME`) so the text cannot drift from what works, each run against the echo server
 /// with the built `userdebug` first on PATH. Afterwards the recipe's user is the current session.
 @Suite(.desktopTier) struct LoginRecipeTests {
-    /// The recipes in README, by name.
+    /// The recipes in README and docs/, by name.
     static func recipes() throws -> [String: String] {
-        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try userDocumentation()
         var found: [String: String] = [:]
         var block: [Substring]?
         for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -60,7 +60,7 @@ import Testing
         ("python", ["/usr/bin/python3", "-c"], false), ("node", ["/usr/bin/node", "-e"], true),
     ])
     func aRecipeMakesItsLoginTheCurrentSession(name: String, interpreter: [String], needsRule: Bool) throws {
-        let recipe = try #require(try Self.recipes()[name], "README has no recipe '\(name)'")
+        let recipe = try #require(try Self.recipes()[name], "the documentation has no recipe '\(name)'")
         let (home, server, environment) = try Self.setUp(rule: needsRule)
         defer { server.stop() }
         let result = try runTool(interpreter[0], Array(interpreter.dropFirst()) + [recipe], environment: environment)

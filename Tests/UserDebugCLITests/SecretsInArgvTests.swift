@@ -135,18 +135,18 @@ import Testing
         #expect(!execs.contains(Samples.canary), "the token was in an argv:\n\(execs)")
     }
 
-    /// README's way to hand the token to curl from a shell, under bash with strace.
+    /// The documented way to hand the token to curl from a shell, under bash with strace.
     @Test func theDocumentedCopyTokenPipeKeepsTheTokenOutOfArgv() throws {
         let home = try UserDebugHome()
         let server = try EchoServer(directory: home.root)
         defer { server.stop() }
         try Self.secretRichHome(home, baseURL: server.baseURL)
-        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try userDocumentation()
         let line = try #require(
             readme.split(separator: "\n").first {
                 $0.contains("copy-token") && $0.contains("curl") && $0.contains("@-")
             },
-            "README shows how to give curl the token without an argument")
+            "the documentation shows how to give curl the token without an argument")
         let command = String(line.drop { $0 == "$" || $0 == " " }.prefix { $0 != "#" })
             .replacingOccurrences(of: "userdebug", with: UserDebugHome.binary)
         var environment = home.environment

@@ -95,7 +95,7 @@ enum ActionCommands {
             The token is offered with x-kde-passwordManagerHint=secret (Klipper, CopyQ 8+) and
             application/x-copyq-hidden=1 (CopyQ 6.4), and the selection is cleared after
             clipboard.secretClearSeconds (default 30) if we still own it. GPaste, Diodon,
-            Parcellite, ClipIt and xfce4-clipman honour neither and keep it (see README). On a
+            Parcellite, ClipIt and xfce4-clipman honour neither and keep it (see docs/usage.md, copy-token). On a
             terminal it shows [redacted] (the token with --reveal). To hand it to curl without
             putting it in an argument (which every local user can read), pipe it in as a header:
             Example: userdebug copy-token --to stdout | sed 's/^/Authorization: Bearer /' | curl -H @- "$API/me"

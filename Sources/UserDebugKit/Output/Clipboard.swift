@@ -77,7 +77,7 @@ public enum ClipboardError: Error, Sendable, Equatable {
 /// - Formats follow `Payload.Kind`: text as UTF-8 text, `.json` also as `application/json`,
 ///   `.binary` as `application/octet-stream` (and as text only when it is valid UTF-8). A secret
 ///   is marked `x-kde-passwordManagerHint: secret` and `application/x-copyq-hidden: 1`, which
-///   some clipboard managers honour by skipping it (README lists which), and is never handed to one.
+///   some clipboard managers honour by skipping it (docs/usage.md lists which), and is never handed to one.
 /// - `.noDisplay` means the display server did not answer within `options.connectTimeout`; the
 ///   CLI then writes to stdout instead. Other failures use the other `ClipboardError` cases.
 /// - How a backend serves the content (its processes, its hand-off to a clipboard manager) is
