@@ -200,6 +200,41 @@ import Testing
         #expect(try rescued.ok(["print-response", "--tag", "login", "--to", "stdout"]).out.contains("usr_1"))
     }
 
+    /// Issue 25, item 12: a write that touches none of the damaged pages used to commit into the
+    /// damaged file (exit 0) while reads failed with 74. Every write command now refuses with 74
+    /// naming doctor, and leaves the file as it was; an intact store keeps its health stamp, so
+    /// later writes do not check every page again.
+    @Test func writesRefuseADamagedStoreNamingDoctorAndChangeNothing() throws {
+        let home = try damagedHome()
+        let stamp = home.databasePath + "-checked"
+        let before = try Data(contentsOf: URL(fileURLWithPath: home.databasePath))
+        let writes: [([String], String?)] = [
+            (["session", "set", "--session", "other", "--id", "usr_2"], nil),
+            (["session", "use", "staging"], nil),
+            (["response", "record", "-"], Samples.loginResponse),
+            (["session", "remove", "other"], nil),
+        ]
+        for (arguments, stdin) in writes {
+            let result = try home.run(arguments, stdin: stdin.map { Data($0.utf8) })
+            #expect(result.status == 74, "\(arguments): \(result)")
+            #expect(result.err.contains(home.databasePath) && result.err.contains("userdebug doctor"), "\(result)")
+            #expect(!FileManager.default.fileExists(atPath: stamp), "a damaged store keeps no stamp")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: home.databasePath)) == before, "the store was changed")
+        let wal = try? FileManager.default.attributesOfItem(atPath: home.databasePath + "-wal")[.size] as? Int
+        #expect((wal ?? 0) == 0, "nothing waits in the WAL either")
+
+        // An intact store: the first write stamps it, the stamp follows the file after each write.
+        let intact = try recordedHome()
+        try intact.ok(["session", "set", "--session", "other", "--id", "usr_2"])
+        let stamped = try String(contentsOfFile: intact.databasePath + "-checked", encoding: .utf8)
+        #expect(stamped.hasPrefix("1 "), "\(stamped)")
+        let mode = try FileManager.default.attributesOfItem(atPath: intact.databasePath + "-checked")[.posixPermissions]
+        #expect(mode as? Int == 0o600)
+        try intact.ok(["session", "use", "other"])
+        #expect(try intact.ok(["copy-id", "--to", "stdout"]).out == "usr_2\n")
+    }
+
     @Test func doctorSaysAnIntactStoreIsOkAndNoStoreIsNone() throws {
         let empty = try UserDebugHome()
         let none = try empty.ok(["doctor"])

@@ -18,6 +18,9 @@ final class Database {
     /// A descriptor closed after the connection: the one holding the shared lock of an
     /// immutable view (`SessionStore.openWithoutWAL`).
     var closeOnClose: Int32?
+    /// Whether closing writes the store's health stamp (`StoreHealth`): set by a read-write open
+    /// that found the pages whole.
+    var stampHealthOnClose = false
     private let handle: OpaquePointer
     private var cache: [String: Statement] = [:]
 
@@ -56,6 +59,7 @@ final class Database {
     deinit {
         cache.removeAll()
         sqlite3_close_v2(handle)
+        if stampHealthOnClose { StoreHealth.stamp(path) }
         if let closeOnClose { close(closeOnClose) }
         if let removeOnClose { FileSystem.removeDirectory(removeOnClose) }
     }

@@ -133,6 +133,9 @@ public final class SessionStore: @unchecked Sendable {
                 }
                 throw error
             }
+            // Before the first write: are the pages whole (StoreHealth)? Stamped again on close.
+            try StoreHealth.verify(database)
+            database.stampHealthOnClose = true
             return SessionStore(path: path, database: database, warnings: warnings)
         }
     }

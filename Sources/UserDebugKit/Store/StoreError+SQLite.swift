@@ -18,6 +18,7 @@ extension StoreError {
         case SQLITE_NOTADB:
             return .notADatabase(path: path)
         case SQLITE_CORRUPT:
+            StoreHealth.noteCorruption(path)
             return .corrupt(path: path, detail: message)
         case SQLITE_READONLY:
             return .readOnly(path: path)
