@@ -32,8 +32,10 @@ struct cx11_keys {
     uint32_t keycode_count;
     xcb_keysym_t *keysyms;  /* keycode_count * per_keycode */
     uint16_t alt, meta, super, hyper, num_lock, scroll_lock; /* X masks; 0 when on no modifier */
-    uint8_t released_code;  /* the last grabbed key released, and when: a press of the same key */
-    uint32_t released_time; /* at the same time is the server's autorepeat, not a new press */
+    int detectable;         /* XKB's DetectableAutoRepeat is on for this connection: see `is_repeat` */
+    uint8_t held[32];       /* with it, the keycodes pressed and not yet released */
+    uint8_t released_code;  /* without it, the last grabbed key released, and when: a press of the */
+    uint32_t released_time; /* same key at the same time is the server's autorepeat */
 };
 
 /* Does `keycode` carry `keysym` in any column? */
@@ -101,6 +103,49 @@ static cx11_status read_modifier_map(cx11_keys *k, double deadline, cx11_error *
     return CX11_OK;
 }
 
+/* A raw XKEYBOARD request (no libxcb-xkb): byte 0 the extension's opcode, byte 1 the XKB request,
+ * then `body` (a multiple of 4 bytes, at most 28); its reply within the deadline. */
+static void *xkb_request(cx11_keys *k, uint8_t opcode, uint8_t minor, const void *body, size_t bytes,
+                         double deadline) {
+    uint32_t request[8] = {0};
+    ((uint8_t *)request)[1] = minor;
+    memcpy(request + 1, body, bytes);
+    struct iovec parts[3] = {{0}, {request, bytes + 4}, {NULL, 0}};
+    xcb_protocol_request_t how = {.count = 2, .ext = NULL, .opcode = opcode, .isvoid = 0};
+    unsigned int sequence = xcb_send_request(k->c, 0, parts + 1, &how);
+    cx11_wait why;
+    return cx11_reply(k->c, sequence, deadline, &why);
+}
+
+/* Asks the server to send a held key's autorepeat as presses without releases (XKB's per-client
+ * DetectableAutoRepeat), so that a repeat is told from a new press by the release between them,
+ * not by equal times: XTEST and fast typists press the same key again within one millisecond of
+ * its release. Without XKB (or when the server declines) `detectable` stays 0 and the time rule
+ * is used. UseExtension 1.0 (XKB request 0), then PerClientFlags (request 21) on the core keyboard
+ * (device 0x100), changing and setting bit 0, DetectableAutoRepeat; its reply's `value` (bytes
+ * 12-15) says whether it is on. Fields are in the client's byte order, as xcb sends them. */
+static void detect_autorepeat(cx11_keys *k, double deadline) {
+    xcb_query_extension_cookie_t ck = xcb_query_extension(k->c, 9, "XKEYBOARD");
+    cx11_wait why;
+    xcb_query_extension_reply_t *ext = cx11_reply(k->c, ck.sequence, deadline, &why);
+    if (ext == NULL) return;
+    uint8_t opcode = ext->present ? ext->major_opcode : 0;
+    free(ext);
+    if (opcode == 0) return;
+    const uint16_t version[2] = {1, 0};
+    uint8_t *used = xkb_request(k, opcode, 0, version, sizeof version, deadline);
+    int supported = used != NULL && used[1] != 0;
+    free(used);
+    if (!supported) return;
+    struct { uint16_t device, pad; uint32_t change, value, controls, auto_controls, auto_values; } flags = {
+        .device = 0x100, .change = 1, .value = 1};
+    uint8_t *set = xkb_request(k, opcode, 21, &flags, sizeof flags, deadline);
+    uint32_t value = 0;
+    if (set != NULL) memcpy(&value, set + 12, sizeof value);
+    free(set);
+    k->detectable = (value & 1u) != 0;
+}
+
 cx11_status cx11_keys_open(const char *display, const char *authority, double timeout, cx11_keys **out,
                            cx11_error *err) {
     *out = NULL;
@@ -121,6 +166,7 @@ cx11_status cx11_keys_open(const char *display, const char *authority, double ti
         k->root = it.data->root;
         st = read_keyboard_map(k, deadline, err);
         if (st == CX11_OK) st = read_modifier_map(k, deadline, err);
+        if (st == CX11_OK) detect_autorepeat(k, deadline);
     }
     if (st != CX11_OK) {
         cx11_keys_close(k);
@@ -241,6 +287,23 @@ static cx11_status remap(cx11_keys *k, cx11_key_event *ev, cx11_error *err) {
     return CX11_OK;
 }
 
+/* Notes a press or release and says whether a press is the server's autorepeat of a held key. */
+static int is_repeat(cx11_keys *k, const xcb_key_press_event_t *key) {
+    uint8_t type = key->response_type & 0x7f, bit = (uint8_t)(1u << (key->detail & 7));
+    uint8_t *held = &k->held[key->detail >> 3];
+    if (type == XCB_KEY_RELEASE) {
+        *held &= (uint8_t)~bit;
+        k->released_code = key->detail;
+        k->released_time = key->time;
+        return 0;
+    }
+    if (type != XCB_KEY_PRESS) return 0;
+    if (!k->detectable) return key->detail == k->released_code && key->time == k->released_time;
+    int repeat = (*held & bit) != 0;
+    *held |= bit;
+    return repeat;
+}
+
 cx11_status cx11_keys_next(cx11_keys *k, cx11_key_event *ev, cx11_error *err) {
     memset(ev, 0, sizeof *ev);
     xcb_flush(k->c);
@@ -252,11 +315,7 @@ cx11_status cx11_keys_next(cx11_keys *k, cx11_key_event *ev, cx11_error *err) {
         }
         uint8_t type = e->response_type & 0x7f;
         const xcb_key_press_event_t *key = (const xcb_key_press_event_t *)e; /* press and release alike */
-        if (type == XCB_KEY_RELEASE) {
-            k->released_code = key->detail;
-            k->released_time = key->time;
-        }
-        int repeat = type == XCB_KEY_PRESS && key->detail == k->released_code && key->time == k->released_time;
+        int repeat = (type == XCB_KEY_PRESS || type == XCB_KEY_RELEASE) && is_repeat(k, key);
         if (type == XCB_KEY_PRESS && !repeat) {
             const xcb_key_press_event_t *press = key;
             uint16_t ignored = (uint16_t)(XCB_MOD_MASK_LOCK | k->num_lock | k->scroll_lock);
