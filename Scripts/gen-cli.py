@@ -213,12 +213,28 @@ def man_options(spec):
         ".B COMMANDS",
         "says more about most of them.",
     ]
+    # Commands with the very same options share one list (copy-id, dump-json, copy-token, …).
+    groups = {}
     for command in visible(spec):
-        if not command["options"]:
-            continue
-        lines.append(".SS " + roff_escape(words(command)).replace("-", "\\-"))
-        for option in command["options"]:
-            lines += man_option(option)
+        if command["options"]:
+            key = json.dumps(command["options"], sort_keys=True)
+            groups.setdefault(key, []).append(command)
+    # An option described already (same name, value and help) is named again, not described again.
+    described = {}
+    for commands in groups.values():
+        names = ", ".join(words(c) for c in commands).replace("-", "\\-")
+        lines.append(".SS " + (f'"{names}"' if " " in names else names))
+        again = {}
+        for option in commands[0]["options"]:
+            key = json.dumps(option, sort_keys=True)
+            if key in described:
+                again.setdefault(described[key], []).append(option)
+            else:
+                described[key] = names
+                lines += man_option(option)
+        for where, options in again.items():
+            listed = ", ".join("\\fB\\-\\-" + o["name"].replace("-", "\\-") + "\\fR" for o in options)
+            lines += [".TP", listed, f"As for {where}."]
     return lines
 
 
