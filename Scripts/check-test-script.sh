@@ -57,7 +57,7 @@ build_cli() {
   }
 }
 gen_check() {
-  python3 "$work/clone/Scripts/gen-cli.py" --check --root "$work/clone" --binary "$work/clone/.build/debug/userdebug"
+  /usr/bin/python3 "$work/clone/Scripts/gen-cli.py" --check --root "$work/clone" --binary "$work/clone/.build/debug/userdebug"
 }
 build_cli
 gen_check 2>"$work/gen-fresh.log" || {
