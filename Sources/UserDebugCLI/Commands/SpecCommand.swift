@@ -33,7 +33,10 @@ enum SpecCommand {
             path: ["help"],
             summary: "Show the command list, or a command's usage, options and an example.",
             usage: "help [COMMAND]",
-            discussion: "Same as COMMAND --help. Example: userdebug help export curl",
+            discussion: """
+                The same as COMMAND --help; a group's name alone lists its subcommands.
+                Example: userdebug help export curl
+                """,
             options: [],
             maxPositionals: 2,
             argument: .command
