@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Proves that Scripts/test.sh cannot go green on a broken tree: in a fresh clone of HEAD it adds a
 # compile error, then (instead) a compiler warning, and requires test.sh to exit non-zero before
-# any test runs each time. Then it proves that the program check (Scripts/programs.py) fails when
+# any test runs each time. Then it adds an option to a command's spec without regenerating the
+# man page and completions, and requires the check test.sh runs (Scripts/gen-cli.py --check) to
+# fail naming them. Then it proves that the program check (Scripts/programs.py) fails when
 # the tests start a program that no set of Scripts/deps.sh installs. CI runs it after the suite
 # (.ci/run), whose record of started programs (.build/test-programs.log) it reads.
 set -euo pipefail
@@ -41,6 +43,43 @@ grep -q "the build has warnings" "$work/a warning.log" || {
   exit 1
 }
 echo "check-test-script: test.sh refused both broken trees"
+
+# A new option in a command's spec, the generated files not regenerated: the check test.sh runs
+# after its build (Scripts/gen-cli.py --check) must exit non-zero naming each stale file. The
+# clone's build is reused: only the userdebug product is rebuilt, which recompiles UserDebugCLI
+# alone (the warning above stays in UserDebugKit; it does not change the specs).
+build_cli() {
+  (cd "$work/clone" && swift build --product userdebug -Xcc -Wall -Xcc -Wextra \
+    -Xcc -Werror=implicit-function-declaration) >"$work/cli-build.log" 2>&1 || {
+    tail -20 "$work/cli-build.log" >&2
+    echo "check-test-script: the userdebug product of the clone did not build" >&2
+    exit 1
+  }
+}
+gen_check() {
+  /usr/bin/python3 "$work/clone/Scripts/gen-cli.py" --check --root "$work/clone" --binary "$work/clone/.build/debug/userdebug"
+}
+build_cli
+gen_check 2>"$work/gen-fresh.log" || {
+  cat "$work/gen-fresh.log" >&2
+  echo "check-test-script: the generated files of HEAD are stale (run Scripts/gen-cli.py)" >&2
+  exit 1
+}
+daemon="$work/clone/Sources/UserDebugCLI/Commands/DaemonCommand.swift"
+grep -q '\.flag("check", ' "$daemon" || { echo "check-test-script: no --check option in $daemon to add one beside" >&2; exit 1; }
+sed -i 's|\.flag("check", |.flag("stale-on-purpose", "Added without regenerating."), &|' "$daemon"
+build_cli
+status=0
+gen_check 2>"$work/gen-stale.log" || status=$?
+for file in config/userdebug.1 config/completions/userdebug.bash config/completions/_userdebug \
+  config/completions/userdebug.fish docs/commands.md; do
+  if [[ $status -ne 1 ]] || ! grep -q "gen-cli: $file is stale: .* regenerate it with Scripts/gen-cli.py" "$work/gen-stale.log"; then
+    cat "$work/gen-stale.log" >&2
+    echo "check-test-script: with --stale-on-purpose added to a spec, the generation check did not fail naming $file" >&2
+    exit 1
+  fi
+done
+echo "check-test-script: the generation check exits $status naming the 5 files a new option leaves stale"
 
 # The program check, on what the suite really started: as if deps.sh --test lacked
 # x11-xserver-utils (the package a fresh machine missed), it must fail and name the programs

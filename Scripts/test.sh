@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What CI runs: installs missing packages, builds everything (the userdebug binary too, which the
-# end-to-end tests drive) with the C warnings on, fails on any compiler warning or error and on any
+# end-to-end tests drive) with the C warnings on, fails on any compiler warning or error, on a file
+# generated from the command specs that is stale (Scripts/gen-cli.py) and on any
 # `swift format lint --strict` finding, then runs every test, tier by tier, printing each tier's
 # time: the unit and fast integration tier (`swift test` alone), the real-desktop tier, both again
 # under AddressSanitizer, the concurrent parts under ThreadSanitizer, the fuzzers. Extra arguments
@@ -79,6 +80,13 @@ if grep -qE '(warning|error):' "$log"; then
   echo "test.sh: the build has warnings (see above); the project builds clean" >&2
   exit 1
 fi
+# The files written from the command specs (the man page's SYNOPSIS and OPTIONS, the bash, zsh and
+# fish completions, docs/commands.md) must say what the specs of this build say: regenerated from
+# `userdebug __spec` and compared, each stale file named with the command that rewrites it.
+python3 Scripts/gen-cli.py --check --binary .build/debug/userdebug || {
+  echo "test.sh: files generated from the command specs are stale (named above); run Scripts/gen-cli.py and commit them" >&2
+  exit 1
+}
 swift format lint --strict --recursive Sources Tests Package.swift || {
   echo "test.sh: swift format lint --strict has findings (fix them, or run: swift format format -i -r Sources Tests Package.swift)" >&2
   exit 1

@@ -58,7 +58,9 @@ public enum CLI {
         if words[0] == "help" { return try showHelp(topic: Array(words.dropFirst())) }
         if words[0] == "version" { return try printStandardOutput("userdebug \(version)\n") }
         let found =
-            words[0] == CompleteCommand.word ? (CompleteCommand.spec, 1) : try command(named: words, tokens: tokens)
+            words[0] == CompleteCommand.word
+            ? (CompleteCommand.spec, 1)
+            : words[0] == SpecCommand.word ? (SpecCommand.spec, 1) : try command(named: words, tokens: tokens)
         guard let (spec, used) = found else { return }
         let rest = globals + tokens.dropFirst(used)
         if rest.contains(where: isHelp) { return try printStandardOutput(Help.page(spec)) }

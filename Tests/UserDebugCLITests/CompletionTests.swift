@@ -114,7 +114,20 @@ import Testing
         Case(line: ["userdebug", "response", "list", "--status", ""], contains: ["2xx", "200", "404"]),
         Case(line: ["userdebug", "--session", ""], contains: ["prod eu", "staging"]),
         Case(line: ["userdebug", "--session", "staging", "run", "adm"], exactly: ["admin-url"]),
+        // What the generated tables say (Scripts/gen-cli.py, from the command specs): an option's
+        // values, a command's options with the global ones, the options one excludes, the commands.
+        Case(line: ["userdebug", "copy-id", "--to", ""], exactly: targets),
+        Case(
+            line: ["userdebug", "print-response", "--"], contains: ["--tag", "--body", "--to", "--session", "--help"],
+            excludes: ["--limit", "--selection"]),
+        Case(
+            line: ["userdebug", "print-response", "--body", "--"], contains: ["--tag", "--to"],
+            excludes: ["--body", "--headers", "--full", "--json"]),
+        Case(line: ["userdebug", "session", "set", "--token-stdin", "--tok"], exactly: []),
+        Case(line: ["userdebug", "help", ""], contains: ["copy-id", "session", "export", "doctor", "version"]),
     ]
+
+    static let targets = ["auto", "stdout", "clipboard", "primary", "clipboard+stdout"]
 
     @Test(arguments: zshCases)
     func zshOffers(_ testCase: Case) throws {
@@ -142,6 +155,11 @@ import Testing
         Case(line: ["userdebug", "--session", ""], exactly: ["prod eu", "staging"]),
         Case(line: ["userdebug", "--session", "staging", "run", "adm"], exactly: ["admin-url"]),
         Case(line: ["userdebug", "--session", "staging", "cop"], contains: ["copy-id", "copy-token"]),
+        Case(line: ["userdebug", "copy-id", "--to", ""], exactly: targets),
+        Case(
+            line: ["userdebug", "doctor", "--"],
+            exactly: ["--backend", "--json", "--salvage", "--session", "--reveal", "--quiet", "--help"]),
+        Case(line: ["userdebug", "help", ""], contains: ["copy-id", "session", "export", "doctor", "version"]),
     ]
 
     @Test(arguments: fishCases)

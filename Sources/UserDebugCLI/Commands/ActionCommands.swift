@@ -57,12 +57,13 @@ enum ActionCommands {
             Example: userdebug print-response --tag login | jq .user
             """,
         options: ResponseSelection.filterOptions + outputOptions + [
-            .flag("body", "The response body (default)."),
-            .flag("headers", "The status line and the response headers."),
-            .flag("full", "Request and response, headers and bodies."),
-            .flag("json", "The whole record as JSON."),
+            .flag("body", "The response body (default).").excluding("headers", "full", "json"),
+            .flag("headers", "The status line and the response headers.").excluding("body", "full", "json"),
+            .flag("full", "Request and response, headers and bodies.").excluding("body", "headers", "json"),
+            .flag("json", "The whole record as JSON.").excluding("body", "headers", "full"),
         ],
-        maxPositionals: 1
+        maxPositionals: 1,
+        argument: .response
     ) { invocation in
         let parts = BuiltinPayloads.ResponsePart.allCases.filter { invocation.arguments.has($0.rawValue) }
         guard parts.count <= 1 else {

@@ -35,7 +35,7 @@ enum CaptureCommand {
             with such a rule, no session is needed beforehand.
             Example: userdebug capture --tag login -- curl -s -d @login.json "$API/login"
             """,
-        options: [.value("tag", "TAG", repeatable: true, "Tag every recorded response.")],
+        options: [.value("tag", "TAG", repeatable: true, completes: .dynamic(.tags), "Tag every recorded response.")],
         maxPositionals: Int.max
     ) { invocation in
         let arguments = invocation.arguments.positionals

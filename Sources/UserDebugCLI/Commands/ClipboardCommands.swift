@@ -5,7 +5,9 @@ import UserDebugKit
 enum ClipboardCommands {
     static let all: [CommandSpec] = [copy, paste]
 
-    static let selectionOption = OptionSpec.value("selection", "NAME", "clipboard (default) or primary.")
+    static let selectionOption = OptionSpec.value(
+        "selection", "NAME", completes: .words { SelectionName.allCases.map(\.rawValue) },
+        "clipboard (default) or primary.")
 
     static func selection(_ invocation: Invocation) throws -> SelectionName {
         let text = invocation.arguments.value("selection") ?? "clipboard"
@@ -53,7 +55,10 @@ enum ClipboardCommands {
             """,
         options: [
             selectionOption,
-            .value("target", "TARGET", "The target to ask for (default UTF8_STRING)."),
+            .value(
+                "target", "TARGET",
+                completes: .words { ["UTF8_STRING", "TARGETS", "STRING", "TEXT", "application/json"] },
+                "The target to ask for (default UTF8_STRING)."),
             .value("timeout", "SECONDS", "Give up after this long (default 5)."),
             .flag("raw", "Write the bytes exactly even on a terminal, control characters included."),
             OutputTarget.backendOption,

@@ -27,7 +27,9 @@ enum DoctorCommand {
             """,
         options: [
             OutputTarget.backendOption, .flag("json", "The findings as one JSON document."),
-            .value("salvage", "NEW-STORE", "Copy what is readable of a damaged store into a new store file."),
+            .value(
+                "salvage", "NEW-STORE", completes: .file,
+                "Copy what is readable of a damaged store into a new store file."),
         ],
         maxPositionals: 0
     ) { invocation in

@@ -39,11 +39,14 @@ enum ExportCommands {
             Example: userdebug export curl --tag login --reveal --to stdout | sh
             """,
         options: ResponseSelection.filterOptions + ActionCommands.outputOptions + [
-            .value("body-file", "PATH", "Where to write a binary request body (default in the state directory)."),
+            .value(
+                "body-file", "PATH", completes: .file,
+                "Where to write a binary request body (default in the state directory)."),
             .flag("one-line", "The whole command on one line (default: one option per line)."),
             keepClientHeadersOption,
         ],
-        maxPositionals: 1
+        maxPositionals: 1,
+        argument: .response
     ) { invocation in
         let (selected, session) = try ResponseSelection.single(invocation)
         let response = clientHeadersHandled(selected, invocation)
@@ -89,7 +92,8 @@ enum ExportCommands {
         options: selectionOptions + ActionCommands.outputOptions + [
             .flag("all-sessions", "Responses of every session.")
         ],
-        maxPositionals: 1
+        maxPositionals: 1,
+        argument: .response
     ) { invocation in
         let (responses, session) = try ExportSelection.many(invocation)
         var redactor = try invocation.redactor(for: session)
@@ -151,7 +155,8 @@ enum ExportCommands {
             Example: userdebug export postman-collection > api.json; userdebug export postman-env --reveal > env.json
             """,
         options: selectionOptions + ActionCommands.outputOptions + [keepClientHeadersOption],
-        maxPositionals: 1
+        maxPositionals: 1,
+        argument: .response
     ) { invocation in
         let (selected, session) = try ExportSelection.many(invocation)
         let responses = selected.map { clientHeadersHandled($0, invocation) }

@@ -34,8 +34,11 @@ enum ImportCommands {
             Prints the new ids, one per line.
             Example: userdebug response import ~/Downloads/checkout.har --tag checkout
             """,
-        options: [.value("tag", "TAG", repeatable: true, "Add a tag to every imported response.")],
-        maxPositionals: 1
+        options: [
+            .value("tag", "TAG", repeatable: true, completes: .dynamic(.tags), "Add a tag to every imported response.")
+        ],
+        maxPositionals: 1,
+        argument: .file
     ) { invocation in
         let (fd, source) = try InputReader.openInput(invocation.arguments.positionals.first, limit: sizeLimit)
         defer { if fd != 0 { close(fd) } }

@@ -7,7 +7,7 @@ enum LauncherCommand {
     static let options: [OptionSpec] = [
         .flag("dmenu", "Show the menu in a launcher (dmenu, rofi, fuzzel, wofi, bemenu) and run the choice."),
         .value(
-            "launcher", "CMD",
+            "launcher", "CMD", completes: .words { candidates.map { $0[0] } },
             "The launcher to run with --dmenu, split at spaces (default: menu.launcher, else the first found)."),
     ]
 

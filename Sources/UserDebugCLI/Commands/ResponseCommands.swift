@@ -17,8 +17,11 @@ enum ResponseCommands {
             Prints the new ids, one per line.
             Example: userdebug response record login.json --tag login
             """,
-        options: [.value("tag", "TAG", repeatable: true, "Add a tag to every recorded response.")],
-        maxPositionals: 1
+        options: [
+            .value("tag", "TAG", repeatable: true, completes: .dynamic(.tags), "Add a tag to every recorded response.")
+        ],
+        maxPositionals: 1,
+        argument: .file
     ) { invocation in
         let (value, source) = try InputReader.readJSON(invocation.arguments.positionals.first)
         let documents: [(JSONValue, String)]
@@ -125,9 +128,10 @@ func formatNumber(_ value: Double) -> String {
 /// Which recorded response(s) a command means: `last`, an id, `--tag`, `--path`, `--status`.
 enum ResponseSelection {
     static let filterOptions: [OptionSpec] = [
-        .value("tag", "TAG", "Only responses with this tag (e.g. login)."),
+        .value("tag", "TAG", completes: .dynamic(.tags), "Only responses with this tag (e.g. login)."),
         .value("path", "SUBSTRING", "Only responses whose URL contains this."),
-        .value("status", "CODE", "Only responses with this status (404) or class (4xx)."),
+        .value(
+            "status", "CODE", completes: .dynamic(.statuses), "Only responses with this status (404) or class (4xx)."),
     ]
 
     static func query(_ invocation: Invocation) throws -> ResponseQuery {

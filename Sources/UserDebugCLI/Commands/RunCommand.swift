@@ -15,7 +15,8 @@ enum RunCommand {
             Example: userdebug run copy-name --to stdout
             """,
         options: ActionCommands.outputOptions + [MenuSources.traceOption],
-        maxPositionals: 1
+        maxPositionals: 1,
+        argument: .dynamic(.actions)
     ) { invocation in
         guard let id = invocation.arguments.positionals.first else {
             throw UsageError(message: "'run' needs an ACTION-ID; 'userdebug menu' lists them", command: ["run"])

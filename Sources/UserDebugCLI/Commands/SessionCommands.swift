@@ -27,7 +27,8 @@ enum SessionCommands {
             .flag("from-clipboard", "Read the document from the CLIPBOARD instead of a file."),
             OutputTarget.backendOption,
         ],
-        maxPositionals: 1
+        maxPositionals: 1,
+        argument: .file
     ) { invocation in
         let (value, source) = try readDocument(invocation)
         let defaultName = invocation.arguments.value("name") ?? value["environment"]?.stringValue ?? "default"
@@ -76,12 +77,13 @@ enum SessionCommands {
             .value("name", "NAME", "The user's display name."),
             .value(
                 "token", "TOKEN",
-                "The auth token (visible to other local users in the process list; prefer --token-stdin)."),
-            .flag("token-stdin", "Read the auth token from standard input."),
+                "The auth token (visible to other local users in the process list; prefer --token-stdin)."
+            ).excluding("token-stdin"),
+            .flag("token-stdin", "Read the auth token from standard input.").excluding("token"),
             .flag(
                 "allow-empty-token",
                 "With --token-stdin: an empty standard input leaves the session without a token (else exit 65)."),
-            .value("base-url", "URL", "The backend's base URL."),
+            .value("base-url", "URL", completes: .url, "The backend's base URL."),
             .value("environment", "ENV", "The environment label."),
             keepCurrentOption,
         ],
@@ -197,7 +199,8 @@ enum SessionCommands {
         usage: "session show [NAME] [--reveal]",
         discussion: "Example: userdebug session show staging | jq .user.identifier",
         options: [],
-        maxPositionals: 1
+        maxPositionals: 1,
+        argument: .dynamic(.sessions)
     ) { invocation in
         let store = try invocation.storeForReading()
         let session: Session
@@ -244,7 +247,8 @@ enum SessionCommands {
             usage: words.joined(separator: " ") + " NAME",
             discussion: "Example: \(example)",
             options: [],
-            maxPositionals: 1
+            maxPositionals: 1,
+            argument: .dynamic(.sessions)
         ) { invocation in
             guard let name = invocation.arguments.positionals.first else {
                 throw UsageError(message: "missing the session NAME", command: words)

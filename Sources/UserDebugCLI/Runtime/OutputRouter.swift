@@ -4,7 +4,7 @@ import X11Clipboard
 /// The options of the commands that deliver a result (`--to`) or copy one.
 extension OutputTarget {
     static let option = OptionSpec.value(
-        "to", "TARGET",
+        "to", "TARGET", completes: .words { allCases.map(\.rawValue) },
         "Where the result goes: auto, stdout, clipboard, primary or clipboard+stdout (alias both; default auto)."
     ).checked { text throws(CommandError) in _ = try parse(option: text) }
     static let lifetimeOption = OptionSpec.value(
@@ -17,7 +17,8 @@ extension OutputTarget {
         "new-owner", "Start a new owner process even if one of ours already serves the selection.")
     /// `--backend`, accepted by every command that uses the clipboard (`BackendChoice`).
     static let backendOption = OptionSpec.value(
-        "backend", "BACKEND", "The clipboard backend: auto, wayland or x11 (default auto: see 'userdebug doctor')."
+        "backend", "BACKEND", completes: .words { ClipboardBackendPreference.allCases.map(\.rawValue) },
+        "The clipboard backend: auto, wayland or x11 (default auto: see 'userdebug doctor')."
     ).checked { text throws(CommandError) in _ = try BackendChoice.parse(text) }
 
     /// `--to TEXT` as a target.
