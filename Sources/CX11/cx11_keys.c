@@ -6,6 +6,8 @@
 #include "cx11_internal.h"
 #include "cx11_keys.h"
 
+#include <xcb/xcbext.h> /* xcb_send_request: the two XKB requests below, without libxcb-xkb */
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -214,6 +214,26 @@ final class DaemonRun: @unchecked Sendable {
         }
     }
 
+    /// Issue 25, item 13: 200 back-to-back presses of one key (xdotool, no delay: a press often
+    /// carries the server time of the previous release) used to run a handful of actions, each
+    /// press at the release's time taken for autorepeat. Every press runs once now.
+    @Test func twoHundredBackToBackPressesOfOneKeyRunTwoHundredActions() throws {
+        try home.file("config/config.json", Self.config)
+        try withXvfb { x in
+            try withDaemon(x) { daemon in
+                let keys = [String](repeating: "super+alt+i", count: 200)
+                let out = try Peer.read(
+                    ["xdotool", "key", "--delay", "0"] + keys, environment: x.environment, limit: 60)
+                #expect(out.status == 0, "xdotool failed")
+                try press(x, "super+alt+j")
+                // The J press after them is seen, so every I press before it is too.
+                #expect(daemon.waitFor("Super+Alt+J pressed"), "\(daemon.text)")
+                let presses = daemon.text.components(separatedBy: "Super+Alt+I pressed").count - 1
+                #expect(presses == 200, "\(presses) of 200 presses ran")
+            }
+        }
+    }
+
     @Test func aKeyAnotherProgramGrabbedIsReportedAndTheOthersWork() throws {
         try home.file("config/config.json", Self.config)
         let rc = try home.file("xbindkeysrc", "\"true\"\n  Mod4+Mod1 + i\n")
