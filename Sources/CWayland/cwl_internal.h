@@ -3,6 +3,8 @@
 /* Shared by the cwl sources; not part of the module's public header. */
 #include "cwl.h"
 #include "cwl_protocol.h"
+#include "ud_resident.h"
+#include "ud_shared.h"
 
 #include <stdarg.h>
 #include <sys/un.h>
@@ -42,37 +44,13 @@ typedef struct cwl_msg {
     int bad; /* set by a reader that ran past the end or met a malformed string */
 } cwl_msg;
 
-/* Monotonic clock in seconds. */
-double cwl_now(void);
-
-/* poll()'s timeout for `left` seconds: rounded up, 0 when past, capped (no int overflow). */
-static inline int cwl_poll_ms(double left) {
-    if (!(left > 0)) return 0;
-    return left >= 1e6 ? 1000000000 : (int)(left * 1000) + 1;
-}
-
-/* The text of errno value `e` as strerror gives it, made with strerror_r into the returned value
- * (no static buffer: safe from any thread, unlike strerror). Use it inside the call that formats
- * it: cwl_fail(err, ..., "%s", cwl_strerror(e).text). */
-typedef struct cwl_errno_text {
-    char text[128];
-} cwl_errno_text;
-cwl_errno_text cwl_strerror(int e);
-
-/* The credentials of the process at the other end of the Unix socket `fd` (SO_PEERCRED: as they
- * were when it called listen() or connect()). Returns 0, or -1 with errno set. The one place the
- * Wayland code asks who is on the other end: the compositor at connect, a compositor found in
- * the runtime directory, the resident owner's peers. */
-struct ucred;
-int cwl_peer_credentials(int fd, struct ucred *cred);
-
 /* Fill err (printf-style message) and return status. errno_value 0 when not a system call. */
 cwl_status cwl_fail(cwl_error *err, cwl_status status, int errno_value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /*
  * Connect (see cwl_probe for how `display` and `runtime_dir` name the socket), then list the
- * globals with get_registry + sync, all before `deadline` (cwl_now() time). On CWL_OK the
+ * globals with get_registry + sync, all before `deadline` (ud_now() time). On CWL_OK the
  * connection is open (close it with cwl_close) and its globals filled; on failure it is closed.
  */
 cwl_status cwl_open(cwl_conn *c, const char *display, const char *runtime_dir, double deadline, cwl_error *err);

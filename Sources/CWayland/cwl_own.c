@@ -81,7 +81,7 @@ static cwl_status fork_server(cwl_owner *w, pid_t *owner_pid, cwl_error *err) {
         cwl_owner_serve(w, signal_fd);
     }
     if (fs != UD_OWNER_OK)
-        return cwl_fail(err, CWL_FAILED, err_no, "fork of the owner process: %s", cwl_strerror(err_no).text);
+        return cwl_fail(err, CWL_FAILED, err_no, "fork of the owner process: %s", ud_strerror(err_no).text);
     *owner_pid = pid;
     return CWL_OK;
 }
@@ -96,7 +96,7 @@ cwl_status cwl_own(const cwl_own_options *options, const uint8_t *bytes, size_t 
     if (w == NULL || content == NULL) {
         free(w);
         free(content);
-        return cwl_fail(err, CWL_FAILED, ENOMEM, "malloc: %s", cwl_strerror(ENOMEM).text);
+        return cwl_fail(err, CWL_FAILED, ENOMEM, "malloc: %s", ud_strerror(ENOMEM).text);
     }
     *content = (cwl_buffer){.data = bytes, .len = len};
     w->o = *options;
@@ -104,7 +104,7 @@ cwl_status cwl_own(const cwl_own_options *options, const uint8_t *bytes, size_t 
     w->content = content;
     w->listener = -1;
     w->s.conn.fd = -1;
-    double deadline = cwl_now() + options->connect_timeout;
+    double deadline = ud_now() + options->connect_timeout;
     cwl_known known;
     cwl_known_locate(&known, options->display, options->runtime_dir);
     int fall_back = 1;

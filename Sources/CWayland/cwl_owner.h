@@ -43,7 +43,7 @@ typedef struct cwl_owner {
     uint32_t fence; /* the wl_callback of the sync sent just before set_selection */
     cwl_transfer transfers[CWL_MAX_TRANSFERS];
     size_t transfer_count;
-    double lifetime_at, clear_at; /* cwl_now() times; INFINITY: never */
+    double lifetime_at, clear_at; /* ud_now() times; INFINITY: never */
     int listener;                 /* the resident owner's socket, or -1 */
     double listen_until;          /* retry binding it until then (an owner we replace may hold it) */
 } cwl_owner;

@@ -37,7 +37,7 @@ static int receive(cwl_conn *c, cwl_error *err) {
     while (n < 0 && errno == EINTR);
     if (n < 0 && errno == EAGAIN) return 0;
     if (n < 0) {
-        cwl_fail(err, CWL_FAILED, errno, "reading from the compositor: %s", cwl_strerror(errno).text);
+        cwl_fail(err, CWL_FAILED, errno, "reading from the compositor: %s", ud_strerror(errno).text);
         return -1;
     }
     keep_fds(c, &msg);
@@ -93,11 +93,11 @@ int cwl_next(cwl_conn *c, double deadline, cwl_msg *m, cwl_error *err) {
         int r = receive(c, err);
         if (r < 0) return -1;
         if (r > 0) continue;
-        double left = deadline - cwl_now();
+        double left = deadline - ud_now();
         if (left <= 0) return 0;
         struct pollfd p = {.fd = c->fd, .events = POLLIN};
-        if (poll(&p, 1, cwl_poll_ms(left)) < 0 && errno != EINTR) {
-            cwl_fail(err, CWL_FAILED, errno, "poll: %s", cwl_strerror(errno).text);
+        if (poll(&p, 1, ud_poll_ms(left)) < 0 && errno != EINTR) {
+            cwl_fail(err, CWL_FAILED, errno, "poll: %s", ud_strerror(errno).text);
             return -1;
         }
     }

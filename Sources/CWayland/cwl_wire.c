@@ -13,29 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
-double cwl_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 cwl_status cwl_fail(cwl_error *err, cwl_status status, int errno_value, const char *fmt, ...) {
-    if (err != NULL) {
-        err->status = status;
-        err->sys_errno = errno_value;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
+    if (err == NULL) return status;
+    err->status = status;
+    va_list ap;
+    va_start(ap, fmt);
+    ud_error_vset(&err->sys_errno, err->message, sizeof err->message, errno_value, fmt, ap);
+    va_end(ap);
     return status;
-}
-
-cwl_errno_text cwl_strerror(int e) {
-    cwl_errno_text t;
-    const char *text = strerror_r(e, t.text, sizeof t.text); /* GNU: ours or a constant string */
-    if (text != t.text) snprintf(t.text, sizeof t.text, "%s", text);
-    return t;
 }
 
 uint32_t cwl_new_id(cwl_conn *c) { return c->next_id++; }
@@ -87,7 +72,7 @@ cwl_status cwl_request(cwl_conn *c, cwl_error *err, uint32_t object, uint32_t op
     if (size == 0) return cwl_fail(err, CWL_FAILED, 0, "request %u to object %u is too long", opcode, object);
     size_t fds = strchr(sig, 'h') != NULL ? 1 : 0;
     if (c->out_len + size > sizeof c->out || c->out_fd_count + fds > CWL_MAX_FDS) {
-        cwl_status st = cwl_flush(c, cwl_now() + 1, err);
+        cwl_status st = cwl_flush(c, ud_now() + 1, err);
         if (st != CWL_OK) return st;
     }
     uint8_t *at = c->out + c->out_len;
@@ -128,12 +113,12 @@ cwl_status cwl_flush(cwl_conn *c, double deadline, cwl_error *err) {
         }
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && errno != EAGAIN)
-            return cwl_fail(err, CWL_FAILED, errno, "sending to the compositor: %s", cwl_strerror(errno).text);
+            return cwl_fail(err, CWL_FAILED, errno, "sending to the compositor: %s", ud_strerror(errno).text);
         struct pollfd p = {.fd = c->fd, .events = POLLOUT};
-        double left = deadline - cwl_now();
+        double left = deadline - ud_now();
         if (left <= 0) return cwl_fail(err, CWL_TIMED_OUT, 0, "the compositor did not read our requests in time");
-        if (poll(&p, 1, cwl_poll_ms(left)) < 0 && errno != EINTR)
-            return cwl_fail(err, CWL_FAILED, errno, "poll: %s", cwl_strerror(errno).text);
+        if (poll(&p, 1, ud_poll_ms(left)) < 0 && errno != EINTR)
+            return cwl_fail(err, CWL_FAILED, errno, "poll: %s", ud_strerror(errno).text);
     }
     return CWL_OK;
 }
