@@ -58,6 +58,7 @@ let package = Package(
         ),
         // The Wayland wire protocol and the data-control interfaces, written in C without
         // libwayland-client (Debian ships no static archive of it; see Sources/CWayland/include/cwl.h).
+        // Its protocol tables are generated from the XML: Scripts/gen-wayland-protocol.py.
         .target(
             name: "CWayland",
             dependencies: ["COwnerProcess", "CShared"],

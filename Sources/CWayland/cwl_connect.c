@@ -121,12 +121,15 @@ cwl_status cwl_open_begin(cwl_conn *c, const char *display, const char *runtime_
     memset(c, 0, sizeof *c);
     c->fd = -1;
     c->next_id = 2;
+    const char *debug = getenv("USERDEBUG_WAYLAND_DEBUG");
+    c->debug = debug != NULL && strcmp(debug, "1") == 0;
+    (void)cwl_object_add(c, CWL_DISPLAY_ID, &cwl_wl_display_interface);
     cwl_status st = socket_address(display, runtime_dir, &c->address, err);
     if (st == CWL_OK) st = connect_socket(c, &c->address, deadline, err);
     if (st == CWL_OK) st = check_peer(c, err);
     if (st == CWL_OK) {
         c->registry = cwl_new_id(c);
-        st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_GET_REGISTRY, "u", c->registry);
+        st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_GET_REGISTRY, c->registry);
     }
     if (st != CWL_OK) cwl_close(c);
     return st;
@@ -167,6 +170,7 @@ void cwl_close(cwl_conn *c) {
     c->fd = -1;
     for (size_t i = 0; i < c->in_fd_count; i++) close(c->in_fds[i]);
     c->in_fd_count = 0;
+    cwl_drop_event_fds(c);
 }
 
 cwl_status cwl_probe(const char *display, const char *runtime_dir, double timeout, cwl_probe_result *out,

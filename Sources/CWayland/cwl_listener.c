@@ -54,7 +54,7 @@ static cwl_status take_again(cwl_owner *w, const cwl_hand_header *h, cwl_buffer 
     w->o.transfer_timeout = h->transfer_timeout;
     w->o.clear_after = h->clear_after;
     w->o.lifetime = h->lifetime;
-    w->old_source = w->source;
+    uint32_t old_source = w->source;
     w->cancelled = 0;
     w->s.current = 0;
     w->s.drop_offers = 0;
@@ -62,7 +62,7 @@ static cwl_status take_again(cwl_owner *w, const cwl_hand_header *h, cwl_buffer 
     cwl_status st = cwl_owner_take(w, ud_now() + 1, &err);
     cwl_session_forget_offers(&w->s);
     w->s.drop_offers = 1;
-    if (cwl_request(&w->s.conn, &err, w->old_source, CWL_SOURCE_DESTROY, "") == CWL_OK)
+    if (cwl_request(&w->s.conn, &err, old_source, CWL_SOURCE_DESTROY) == CWL_OK)
         (void)cwl_flush(&w->s.conn, ud_now() + 1, &err);
     cwl_owner_restart_timers(w);
     if (st != CWL_OK) w->leaving = 1;

@@ -37,7 +37,6 @@ typedef struct cwl_owner {
     cwl_own_options o;
     cwl_buffer *content;
     uint32_t source;
-    uint32_t old_source; /* the source a handed-over copy replaced (its late sends are refused) */
     int cancelled;
     int leaving;
     uint32_t fence; /* the wl_callback of the sync sent just before set_selection */

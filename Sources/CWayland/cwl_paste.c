@@ -38,9 +38,11 @@ typedef struct sink {
     int fd;
     uint8_t *data;
     size_t len, cap;
+    size_t total; /* bytes put, to fd or data */
 } sink;
 
 static cwl_status put(sink *k, const uint8_t *bytes, size_t n, cwl_error *err) {
+    k->total += n;
     if (k->fd >= 0) {
         while (n > 0) {
             ssize_t w = write(k->fd, bytes, n);
@@ -97,13 +99,16 @@ static cwl_status receive_into(cwl_session *s, uint32_t offer, const char *type,
                                cwl_error *err) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return cwl_fail(err, CWL_FAILED, errno, "pipe: %s", ud_strerror(errno).text);
-    cwl_status st = cwl_request(&s->conn, err, offer, CWL_OFFER_RECEIVE, "sh", type, fds[1]);
+    cwl_status st = cwl_request(&s->conn, err, offer, CWL_OFFER_RECEIVE, type, fds[1]);
     if (st == CWL_OK) st = cwl_flush(&s->conn, ud_now() + timeout, err);
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
     (void)fcntl(fds[0], F_SETPIPE_SZ, 1 << 20); /* fewer wakeups for a large selection; best effort */
+    size_t before = k->total;
     if (st == CWL_OK) st = pump(fds[0], timeout, k, err);
     close(fds[0]);
+    /* The payload's size only: its bytes may be a secret. */
+    if (st == CWL_OK) cwl_debug_note(&s->conn, "read %zu bytes of %s from the offer", k->total - before, type);
     return st;
 }
 

@@ -60,6 +60,8 @@ cwl_status cwl_owner_event(void *owner, cwl_conn *c, cwl_msg *m, cwl_error *err)
         w->s.fenced = 1; /* its done: what the device announces from here on follows our set_selection */
         return CWL_OK;
     }
+    /* A source we replaced (a handed-over copy) is destroyed, a zombie to cwl_next, which hands
+     * none of its events out: its reader gets nothing, its descriptor is closed with the event. */
     if (m->object == w->source) {
         if (m->opcode == CWL_SOURCE_EV_SEND) {
             const char *type = cwl_arg_string(m);
@@ -67,13 +69,6 @@ cwl_status cwl_owner_event(void *owner, cwl_conn *c, cwl_msg *m, cwl_error *err)
         } else if (m->opcode == CWL_SOURCE_EV_CANCELLED) {
             w->cancelled = 1;
         }
-        return CWL_OK;
-    }
-    if (m->object == w->old_source && w->old_source != 0 && m->opcode == CWL_SOURCE_EV_SEND) {
-        /* A source replaced by a handed-over copy: its reader gets nothing (the descriptor must
-         * still be taken, or the next send would get this one). */
-        int fd = cwl_take_fd(c);
-        if (fd >= 0) close(fd);
         return CWL_OK;
     }
     cwl_session_event(&w->s, m, err);
@@ -154,7 +149,7 @@ static double next_wake(const cwl_owner *w, double now) {
 static void clear_selection(cwl_owner *w) {
     cwl_error err;
     uint32_t set = w->o.selection == CWL_PRIMARY ? CWL_DEVICE_SET_PRIMARY_SELECTION : CWL_DEVICE_SET_SELECTION;
-    if (cwl_request(&w->s.conn, &err, w->s.device, set, "u", 0u) == CWL_OK) cwl_flush(&w->s.conn, ud_now() + 1, &err);
+    if (cwl_request(&w->s.conn, &err, w->s.device, set, 0u) == CWL_OK) cwl_flush(&w->s.conn, ud_now() + 1, &err);
 }
 
 void cwl_owner_restart_timers(cwl_owner *w) {

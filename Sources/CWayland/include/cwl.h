@@ -9,10 +9,12 @@
  * executable on the hotkey path is fully static (-static-executable); a dynamic build costs
  * several milliseconds before main (BENCHMARKS.md). The few messages a clipboard client needs
  * (wl_display, wl_registry, wl_callback, wl_seat and the four data-control interfaces) are
- * written here from the protocol specifications (cwl_protocol.h holds the opcode tables).
+ * written here; their opcodes and signatures are generated from the protocol XML
+ * (cwl_protocol.h and cwl_protocol.c, by Scripts/gen-wayland-protocol.py).
  *
  * Every entry point connects on its own with a deadline (a compositor that accepts but never
- * answers cannot block it), does one job, and disconnects. No globals, no exit(), no output.
+ * answers cannot block it), does one job, and disconnects. No mutable globals, no exit(), no
+ * output (but the trace USERDEBUG_WAYLAND_DEBUG=1 asks for, on stderr: docs/wayland-debug.md).
  *
  * Errors: every function returns a cwl_status and, when it is not CWL_OK, fills the caller's
  * cwl_error with the status, the errno if a system call failed, and a one-line message naming
