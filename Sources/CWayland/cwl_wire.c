@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 cwl_status cwl_fail(cwl_error *err, cwl_status status, int errno_value, const char *fmt, ...) {

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <xcb/xcbext.h>
 
 cx11_status cx11_fail(cx11_error *err, cx11_status status, int errno_value, const char *fmt, ...) {
