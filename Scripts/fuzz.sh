@@ -39,6 +39,8 @@ for module in CX11 CWayland COwnerProcess CShared; do
   [[ -f $map ]] || map=Sources/$module/include/module.modulemap
   module_maps+=(-Xcc -fmodule-map-file="$map")
 done
+# cx11.h and cwl.h include CShared's ud_shared.h: its include directory, as SwiftPM passes it.
+module_maps+=(-Xcc -I -Xcc Sources/CShared/include)
 
 export SWIFT_BACKTRACE=enable=no  # libFuzzer reports the crash; the Swift backtracer would stall it
 status=0
