@@ -34,6 +34,13 @@ let package = Package(
             path: "Sources/CBrotli",
             providers: [.apt(["libbrotli-dev"])]
         ),
+        // What the C of every clipboard backend does the same way, written once: the clock, waits
+        // with deadlines, the error text, and the resident owner's socket (its abstract address,
+        // the same-user/same-mount-namespace peer check, the header/bytes/reply exchange).
+        .target(
+            name: "CShared",
+            path: "Sources/CShared"
+        ),
         // The detached-owner rules (fork strategies, detaching), shared by every clipboard backend.
         .target(
             name: "COwnerProcess",
@@ -41,7 +48,7 @@ let package = Package(
         ),
         .target(
             name: "CX11",
-            dependencies: ["COwnerProcess"],
+            dependencies: ["COwnerProcess", "CShared"],
             path: "Sources/CX11",
             linkerSettings: [
                 .linkedLibrary("xcb"),
@@ -51,9 +58,10 @@ let package = Package(
         ),
         // The Wayland wire protocol and the data-control interfaces, written in C without
         // libwayland-client (Debian ships no static archive of it; see Sources/CWayland/include/cwl.h).
+        // Its protocol tables are generated from the XML: Scripts/gen-wayland-protocol.py.
         .target(
             name: "CWayland",
-            dependencies: ["COwnerProcess"],
+            dependencies: ["COwnerProcess", "CShared"],
             path: "Sources/CWayland"
         ),
         .target(

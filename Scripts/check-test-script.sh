@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Proves that Scripts/test.sh cannot go green on a broken tree: in a fresh clone of HEAD it adds a
-# compile error, then (instead) a compiler warning, and requires test.sh to exit non-zero before
-# any test runs each time. Then it adds an option to a command's spec without regenerating the
-# man page and completions, and requires the check test.sh runs (Scripts/gen-cli.py --check) to
-# fail naming them. Then it proves that the program check (Scripts/programs.py) fails when
+# compile error, then (instead) a compiler warning, then a stale generated file (CWayland's
+# protocol tables), and requires test.sh to exit non-zero before any test runs each time. Then it
+# adds an option to a command's spec without regenerating the man page and completions, and
+# requires the check test.sh runs (Scripts/gen-cli.py --check) to fail naming them. Then it
+# proves that the program check (Scripts/programs.py) fails when
 # the tests start a program that no set of Scripts/deps.sh installs. CI runs it after the suite
 # (.ci/run), whose record of started programs (.build/test-programs.log) it reads.
 set -euo pipefail
@@ -42,7 +43,19 @@ grep -q "the build has warnings" "$work/a warning.log" || {
   echo "check-test-script: test.sh did not stop on the warning" >&2
   exit 1
 }
-echo "check-test-script: test.sh refused both broken trees"
+cp "$work/User.swift.orig" "$target"
+# A generated file edited by hand (or its XML changed without regenerating): CWayland's protocol
+# tables no longer what Scripts/gen-wayland-protocol.py makes of the protocol XML.
+tables="$work/clone/Sources/CWayland/cwl_protocol.c"
+sed -i 's/{"send", "sh",/{"send", "s",/' "$tables"
+grep -q '{"send", "s",' "$tables" || { echo "check-test-script: could not make the protocol tables stale" >&2; exit 1; }
+expect_failure "a stale generated file"
+grep -q "cwl_protocol.c is stale" "$work/a stale generated file.log" || {
+  echo "check-test-script: test.sh did not name the stale protocol tables" >&2
+  exit 1
+}
+git -C "$work/clone" checkout --quiet -- Sources/CWayland/cwl_protocol.c
+echo "check-test-script: test.sh refused the three broken trees"
 
 # A new option in a command's spec, the generated files not regenerated: the check test.sh runs
 # after its build (Scripts/gen-cli.py --check) must exit non-zero naming each stale file. The

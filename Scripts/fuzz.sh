@@ -25,20 +25,22 @@ targets=("$@")
 
 scratch=.build/fuzz
 build_flags=(--scratch-path "$scratch" -Xswiftc -sanitize=address,fuzzer -Xcc -fsanitize=address,fuzzer-no-link)
-for module in UserDebugCLI COwnerProcess; do swift build "${build_flags[@]}" --target "$module"; done
+for module in UserDebugCLI COwnerProcess CShared; do swift build "${build_flags[@]}" --target "$module"; done
 bin=$(swift build "${build_flags[@]}" --show-bin-path)
 
 # Every object the targets may need, and the C modules' maps (Swift modules record their imports).
 objects=()
-for module in UserDebugKit DesktopNotify X11Clipboard WaylandClipboard UserDebugCLI CX11 CWayland COwnerProcess; do
+for module in UserDebugKit DesktopNotify X11Clipboard WaylandClipboard UserDebugCLI CX11 CWayland COwnerProcess CShared; do
   objects+=("$bin/$module.build/"*.o)
 done
 module_maps=(-I Sources/CSQLite -I Sources/CZlib -I Sources/CBrotli)
-for module in CX11 CWayland COwnerProcess; do
+for module in CX11 CWayland COwnerProcess CShared; do
   map=$bin/$module.build/module.modulemap  # SwiftPM writes one for a target without its own
   [[ -f $map ]] || map=Sources/$module/include/module.modulemap
   module_maps+=(-Xcc -fmodule-map-file="$map")
 done
+# cx11.h and cwl.h include CShared's ud_shared.h: its include directory, as SwiftPM passes it.
+module_maps+=(-Xcc -I -Xcc Sources/CShared/include)
 
 export SWIFT_BACKTRACE=enable=no  # libFuzzer reports the crash; the Swift backtracer would stall it
 status=0

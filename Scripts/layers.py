@@ -24,6 +24,12 @@ The rule, and why it has no false positives on today's names:
   `Clipboard` means `Config.Clipboard` when Config declares a nested `Clipboard` anywhere in the
   module, so it is not a use of the protocol `Clipboard` of Output.
 Not handled (none occur today): generic parameters or local types that reuse a type's name.
+
+The C targets are layered too (C_LAYERS, as Package.swift declares their dependencies): a
+`#include "x.h"` in Sources/<target> must name a header of that target or of a target it may
+use. CShared (clock, errors, the resident owner's socket) and COwnerProcess (the detached-owner
+rules) use nothing of ours; the backends CX11 and CWayland use both, never each other; CPopup
+stands alone. A C target not in C_LAYERS is reported, so a new one is placed on purpose.
 """
 
 import argparse
@@ -37,6 +43,46 @@ DECL_KEYWORDS = {"struct", "enum", "class", "actor", "protocol", "typealias"}
 SCOPE_KEYWORDS = {"struct", "enum", "class", "actor", "protocol", "extension"}
 KEYWORDS = {"func", "var", "let", "init", "subscript", "static", "final", "override", "private", "fileprivate"}
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+C_LAYERS = {
+    "CShared": [],
+    "COwnerProcess": [],
+    "CX11": ["CShared", "COwnerProcess"],
+    "CWayland": ["CShared", "COwnerProcess"],
+    "CPopup": [],
+}
+QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def c_problems(sources):
+    """`file:line: "x.h" (Target) included from Target` for every quoted include that crosses the
+    C layers, and `Target: a C target outside C_LAYERS` for a target with .c files not listed."""
+    headers = {}  # header file name -> the target that has it
+    targets = []
+    for target in sorted(os.listdir(sources)):
+        root = os.path.join(sources, target)
+        if not os.path.isdir(root) or not any(n.endswith(".c") for _, _, ns in os.walk(root) for n in ns):
+            continue
+        targets.append(target)
+        for directory, _, names in os.walk(root):
+            for name in names:
+                if name.endswith(".h"):
+                    headers.setdefault(name, target)
+    problems = [f"{target}: a C target outside C_LAYERS (Scripts/layers.py)" for target in targets if target not in C_LAYERS]
+    for target in targets:
+        allowed = {target, *C_LAYERS.get(target, [])}
+        for directory, _, names in os.walk(os.path.join(sources, target)):
+            for name in sorted(names):
+                if not name.endswith((".c", ".h")):
+                    continue
+                path = os.path.join(directory, name)
+                with open(path, encoding="utf-8") as handle:
+                    text = handle.read()
+                for match in QUOTED_INCLUDE.finditer(text):
+                    owner = headers.get(os.path.basename(match.group(1)))
+                    if owner is not None and owner not in allowed:
+                        line = text.count("\n", 0, match.start()) + 1
+                        problems.append(f'{os.path.relpath(path)}:{line}: "{match.group(1)}" ({owner}) included from {target}')
+    return problems
 
 
 def code_tokens(text):
@@ -207,7 +253,7 @@ def main():
             else:
                 layer_of_type[name] = folder
 
-    problems = list(unplaced)
+    problems = list(unplaced) + c_problems(os.path.normpath(os.path.join(root, "..")))
     for path, (folder, tokens, enclosing) in sorted(scans.items()):
         if folder is None:
             continue

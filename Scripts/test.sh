@@ -68,6 +68,13 @@ fi
 # targets carry unsafeFlags as a versioned dependency, and an app depends on UserDebugKit.
 c_warnings=(-Xcc -Wall -Xcc -Wextra -Xcc -Werror=implicit-function-declaration)
 
+# Generated sources are current: CWayland's protocol tables against the protocol XML (before the
+# build: a stale table fails at once).
+python3 Scripts/gen-wayland-protocol.py --check || {
+  echo "test.sh: a generated file is stale (see above)" >&2
+  exit 1
+}
+
 # The build's status is taken on its own: a pipeline's status would be the last command's.
 build_status=0
 swift build --build-tests "${c_warnings[@]}" >"$log" 2>&1 || build_status=$?

@@ -42,20 +42,20 @@ static cwl_status socket_address(const char *display, const char *runtime_dir, s
 
 static cwl_status connect_socket(cwl_conn *c, const struct sockaddr_un *addr, double deadline, cwl_error *err) {
     c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (c->fd < 0) return cwl_fail(err, CWL_FAILED, errno, "socket: %s", cwl_strerror(errno).text);
+    if (c->fd < 0) return cwl_fail(err, CWL_FAILED, errno, "socket: %s", ud_strerror(errno).text);
     if (connect(c->fd, (const struct sockaddr *)addr, sizeof *addr) == 0) return CWL_OK;
     int saved = errno;
     if (saved == EAGAIN || saved == EINPROGRESS) {
         /* The listen queue is full: wait for room until the deadline. */
         struct pollfd p = {.fd = c->fd, .events = POLLOUT};
-        int ready = poll(&p, 1, cwl_poll_ms(deadline - cwl_now()));
+        int ready = poll(&p, 1, ud_poll_ms(deadline - ud_now()));
         int so_error = 0;
         socklen_t len = sizeof so_error;
         if (ready > 0 && getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &so_error, &len) == 0 && so_error == 0)
             return CWL_OK;
         saved = ready == 0 ? ETIMEDOUT : (so_error != 0 ? so_error : errno);
     }
-    return cwl_fail(err, CWL_NO_DISPLAY, saved, "Wayland socket %.160s: %s", addr->sun_path, cwl_strerror(saved).text);
+    return cwl_fail(err, CWL_NO_DISPLAY, saved, "Wayland socket %.160s: %s", addr->sun_path, ud_strerror(saved).text);
 }
 
 /*
@@ -80,20 +80,10 @@ static int peer_trusted(const char *socket_path, uid_t peer) {
 
 /* Refuse (CWL_NO_DISPLAY, as a socket nothing serves: the backend rule falls back) a peer that
  * peer_trusted does not trust, naming the socket, the peer's uid and the fix. */
-int cwl_peer_credentials(int fd, struct ucred *cred) {
-    socklen_t len = sizeof *cred;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cred, &len) != 0) return -1;
-    if (len != sizeof *cred) {
-        errno = EPROTO;
-        return -1;
-    }
-    return 0;
-}
-
 static cwl_status check_peer(const cwl_conn *c, cwl_error *err) {
     struct ucred cred;
-    if (cwl_peer_credentials(c->fd, &cred) != 0)
-        return cwl_fail(err, CWL_FAILED, errno, "SO_PEERCRED: %s", cwl_strerror(errno).text);
+    if (ud_peer_credentials(c->fd, &cred) != 0)
+        return cwl_fail(err, CWL_FAILED, errno, "SO_PEERCRED: %s", ud_strerror(errno).text);
     if (peer_trusted(c->address.sun_path, cred.uid)) return CWL_OK;
     return cwl_fail(err, CWL_NO_DISPLAY, EPERM,
                     "refusing the Wayland socket %.72s: it is served by uid %u, not by you (uid %u) or root; "
@@ -131,12 +121,15 @@ cwl_status cwl_open_begin(cwl_conn *c, const char *display, const char *runtime_
     memset(c, 0, sizeof *c);
     c->fd = -1;
     c->next_id = 2;
+    const char *debug = getenv("USERDEBUG_WAYLAND_DEBUG");
+    c->debug = debug != NULL && strcmp(debug, "1") == 0;
+    (void)cwl_object_add(c, CWL_DISPLAY_ID, &cwl_wl_display_interface);
     cwl_status st = socket_address(display, runtime_dir, &c->address, err);
     if (st == CWL_OK) st = connect_socket(c, &c->address, deadline, err);
     if (st == CWL_OK) st = check_peer(c, err);
     if (st == CWL_OK) {
         c->registry = cwl_new_id(c);
-        st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_GET_REGISTRY, "u", c->registry);
+        st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_GET_REGISTRY, c->registry);
     }
     if (st != CWL_OK) cwl_close(c);
     return st;
@@ -177,13 +170,14 @@ void cwl_close(cwl_conn *c) {
     c->fd = -1;
     for (size_t i = 0; i < c->in_fd_count; i++) close(c->in_fds[i]);
     c->in_fd_count = 0;
+    cwl_drop_event_fds(c);
 }
 
 cwl_status cwl_probe(const char *display, const char *runtime_dir, double timeout, cwl_probe_result *out,
                      cwl_error *err) {
     cwl_conn *c = malloc(sizeof *c);
-    if (c == NULL) return cwl_fail(err, CWL_FAILED, errno, "malloc: %s", cwl_strerror(errno).text);
-    cwl_status st = cwl_open(c, display, runtime_dir, cwl_now() + timeout, err);
+    if (c == NULL) return cwl_fail(err, CWL_FAILED, errno, "malloc: %s", ud_strerror(errno).text);
+    cwl_status st = cwl_open(c, display, runtime_dir, ud_now() + timeout, err);
     if (st == CWL_OK) {
         cwl_describe(c, out);
         cwl_close(c);

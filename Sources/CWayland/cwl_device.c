@@ -31,7 +31,7 @@ cwl_status cwl_session_bind(cwl_session *s, uint32_t seat_name, uint32_t manager
                       err);
     if (st != CWL_OK) return st;
     s->device = cwl_new_id(c);
-    return cwl_request(c, err, s->manager, CWL_MANAGER_GET_DATA_DEVICE, "uu", s->device, s->seat);
+    return cwl_request(c, err, s->manager, CWL_MANAGER_GET_DATA_DEVICE, s->device, s->seat);
 }
 
 static void reset(cwl_session *s, cwl_selection selection) {
@@ -71,7 +71,7 @@ void cwl_session_close(cwl_session *s) {
 void cwl_session_forget_offers(cwl_session *s) {
     cwl_error err;
     for (size_t i = 0; i < CWL_MAX_OFFERS; i++) {
-        if (s->offers[i].id != 0) (void)cwl_request(&s->conn, &err, s->offers[i].id, CWL_OFFER_DESTROY, "");
+        if (s->offers[i].id != 0) (void)cwl_request(&s->conn, &err, s->offers[i].id, CWL_OFFER_DESTROY);
         forget(&s->offers[i]);
     }
 }
@@ -86,7 +86,7 @@ cwl_offer *cwl_session_offer(cwl_session *s, uint32_t id) {
 /* A new offer: remembered in a free slot, else in place of one that is not the selection. */
 static void announce(cwl_session *s, uint32_t id, cwl_error *err) {
     if (s->drop_offers) {
-        cwl_request(&s->conn, err, id, CWL_OFFER_DESTROY, "");
+        cwl_request(&s->conn, err, id, CWL_OFFER_DESTROY);
         return;
     }
     cwl_offer *slot = NULL;
@@ -94,7 +94,7 @@ static void announce(cwl_session *s, uint32_t id, cwl_error *err) {
         if (s->offers[i].id == 0) slot = &s->offers[i];
     for (size_t i = 0; i < CWL_MAX_OFFERS && slot == NULL; i++)
         if (s->offers[i].id != s->current) slot = &s->offers[i];
-    if (slot->id != 0) cwl_request(&s->conn, err, slot->id, CWL_OFFER_DESTROY, "");
+    if (slot->id != 0) cwl_request(&s->conn, err, slot->id, CWL_OFFER_DESTROY);
     forget(slot);
     slot->id = id;
     slot->late = s->fenced;

@@ -41,7 +41,7 @@ static int listener_is_ours(const char *path) {
     if (fd < 0) return 0;
     struct ucred cred;
     int ours = connect(fd, (const struct sockaddr *)&addr, sizeof addr) == 0 &&
-               cwl_peer_credentials(fd, &cred) == 0 && cred.uid == geteuid();
+               ud_peer_credentials(fd, &cred) == 0 && cred.uid == geteuid();
     close(fd);
     return ours;
 }

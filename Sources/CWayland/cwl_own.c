@@ -25,7 +25,7 @@ static const char *const text_types[] = {"text/plain;charset=utf-8", "text/plain
 /* Offer `type` on our source and remember it among ours. */
 static cwl_status offer(cwl_owner *w, const char *type, cwl_error *err) {
     if (w->s.ours_count < CWL_MAX_OURS) w->s.ours[w->s.ours_count++] = type;
-    return cwl_request(&w->s.conn, err, w->source, CWL_SOURCE_OFFER, "s", type);
+    return cwl_request(&w->s.conn, err, w->source, CWL_SOURCE_OFFER, type);
 }
 
 static cwl_status offer_types(cwl_owner *w, cwl_error *err) {
@@ -44,14 +44,14 @@ static cwl_status offer_types(cwl_owner *w, cwl_error *err) {
 cwl_status cwl_owner_take(cwl_owner *w, double deadline, cwl_error *err) {
     cwl_conn *c = &w->s.conn;
     w->source = cwl_new_id(c);
-    cwl_status st = cwl_request(c, err, w->s.manager, CWL_MANAGER_CREATE_DATA_SOURCE, "u", w->source);
+    cwl_status st = cwl_request(c, err, w->s.manager, CWL_MANAGER_CREATE_DATA_SOURCE, w->source);
     if (st == CWL_OK) st = offer_types(w, err);
     /* The fence: the device's events before its done were caused before our set_selection. */
     w->s.fenced = 0;
     w->fence = cwl_new_id(c);
-    if (st == CWL_OK) st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_SYNC, "u", w->fence);
+    if (st == CWL_OK) st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_SYNC, w->fence);
     uint32_t set = w->o.selection == CWL_PRIMARY ? CWL_DEVICE_SET_PRIMARY_SELECTION : CWL_DEVICE_SET_SELECTION;
-    if (st == CWL_OK) st = cwl_request(c, err, w->s.device, set, "u", w->source);
+    if (st == CWL_OK) st = cwl_request(c, err, w->s.device, set, w->source);
     if (st == CWL_OK) st = cwl_roundtrip(c, deadline, cwl_owner_event, w, err);
     if (st == CWL_OK) st = cwl_flush(c, deadline, err); /* offers destroyed while handling events */
     if (st == CWL_TIMED_OUT)
@@ -81,7 +81,7 @@ static cwl_status fork_server(cwl_owner *w, pid_t *owner_pid, cwl_error *err) {
         cwl_owner_serve(w, signal_fd);
     }
     if (fs != UD_OWNER_OK)
-        return cwl_fail(err, CWL_FAILED, err_no, "fork of the owner process: %s", cwl_strerror(err_no).text);
+        return cwl_fail(err, CWL_FAILED, err_no, "fork of the owner process: %s", ud_strerror(err_no).text);
     *owner_pid = pid;
     return CWL_OK;
 }
@@ -96,7 +96,7 @@ cwl_status cwl_own(const cwl_own_options *options, const uint8_t *bytes, size_t 
     if (w == NULL || content == NULL) {
         free(w);
         free(content);
-        return cwl_fail(err, CWL_FAILED, ENOMEM, "malloc: %s", cwl_strerror(ENOMEM).text);
+        return cwl_fail(err, CWL_FAILED, ENOMEM, "malloc: %s", ud_strerror(ENOMEM).text);
     }
     *content = (cwl_buffer){.data = bytes, .len = len};
     w->o = *options;
@@ -104,7 +104,7 @@ cwl_status cwl_own(const cwl_own_options *options, const uint8_t *bytes, size_t 
     w->content = content;
     w->listener = -1;
     w->s.conn.fd = -1;
-    double deadline = cwl_now() + options->connect_timeout;
+    double deadline = ud_now() + options->connect_timeout;
     cwl_known known;
     cwl_known_locate(&known, options->display, options->runtime_dir);
     int fall_back = 1;

@@ -37,13 +37,12 @@ typedef struct cwl_owner {
     cwl_own_options o;
     cwl_buffer *content;
     uint32_t source;
-    uint32_t old_source; /* the source a handed-over copy replaced (its late sends are refused) */
     int cancelled;
     int leaving;
     uint32_t fence; /* the wl_callback of the sync sent just before set_selection */
     cwl_transfer transfers[CWL_MAX_TRANSFERS];
     size_t transfer_count;
-    double lifetime_at, clear_at; /* cwl_now() times; INFINITY: never */
+    double lifetime_at, clear_at; /* ud_now() times; INFINITY: never */
     int listener;                 /* the resident owner's socket, or -1 */
     double listen_until;          /* retry binding it until then (an owner we replace may hold it) */
 } cwl_owner;

@@ -38,14 +38,16 @@ typedef struct sink {
     int fd;
     uint8_t *data;
     size_t len, cap;
+    size_t total; /* bytes put, to fd or data */
 } sink;
 
 static cwl_status put(sink *k, const uint8_t *bytes, size_t n, cwl_error *err) {
+    k->total += n;
     if (k->fd >= 0) {
         while (n > 0) {
             ssize_t w = write(k->fd, bytes, n);
             if (w < 0 && errno == EINTR) continue;
-            if (w < 0) return cwl_fail(err, CWL_FAILED, errno, "writing the content out: %s", cwl_strerror(errno).text);
+            if (w < 0) return cwl_fail(err, CWL_FAILED, errno, "writing the content out: %s", ud_strerror(errno).text);
             bytes += w;
             n -= (size_t)w;
         }
@@ -67,23 +69,23 @@ static cwl_status put(sink *k, const uint8_t *bytes, size_t n, cwl_error *err) {
 /* Read `fd` to its end, each read within `timeout` of the previous one. */
 static cwl_status pump(int fd, double timeout, sink *k, cwl_error *err) {
     uint8_t chunk[65536];
-    double deadline = cwl_now() + timeout;
+    double deadline = ud_now() + timeout;
     for (;;) {
         ssize_t n = read(fd, chunk, sizeof chunk);
         if (n > 0) {
             cwl_status st = put(k, chunk, (size_t)n, err);
             if (st != CWL_OK) return st;
-            deadline = cwl_now() + timeout;
+            deadline = ud_now() + timeout;
             continue;
         }
         if (n == 0) return CWL_OK;
         if (errno == EINTR) continue;
         if (errno != EAGAIN)
-            return cwl_fail(err, CWL_FAILED, errno, "reading the content: %s", cwl_strerror(errno).text);
-        double left = deadline - cwl_now();
+            return cwl_fail(err, CWL_FAILED, errno, "reading the content: %s", ud_strerror(errno).text);
+        double left = deadline - ud_now();
         if (left <= 0) return cwl_fail(err, CWL_TIMED_OUT, ETIMEDOUT, "the selection's owner stopped sending");
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        poll(&p, 1, cwl_poll_ms(left));
+        poll(&p, 1, ud_poll_ms(left));
     }
 }
 
@@ -96,14 +98,17 @@ static cwl_status handle_event(void *ctx, cwl_conn *c, cwl_msg *m, cwl_error *er
 static cwl_status receive_into(cwl_session *s, uint32_t offer, const char *type, double timeout, sink *k,
                                cwl_error *err) {
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) return cwl_fail(err, CWL_FAILED, errno, "pipe: %s", cwl_strerror(errno).text);
-    cwl_status st = cwl_request(&s->conn, err, offer, CWL_OFFER_RECEIVE, "sh", type, fds[1]);
-    if (st == CWL_OK) st = cwl_flush(&s->conn, cwl_now() + timeout, err);
+    if (pipe2(fds, O_CLOEXEC) != 0) return cwl_fail(err, CWL_FAILED, errno, "pipe: %s", ud_strerror(errno).text);
+    cwl_status st = cwl_request(&s->conn, err, offer, CWL_OFFER_RECEIVE, type, fds[1]);
+    if (st == CWL_OK) st = cwl_flush(&s->conn, ud_now() + timeout, err);
     close(fds[1]);
     fcntl(fds[0], F_SETFL, O_NONBLOCK);
     (void)fcntl(fds[0], F_SETPIPE_SZ, 1 << 20); /* fewer wakeups for a large selection; best effort */
+    size_t before = k->total;
     if (st == CWL_OK) st = pump(fds[0], timeout, k, err);
     close(fds[0]);
+    /* The payload's size only: its bytes may be a secret. */
+    if (st == CWL_OK) cwl_debug_note(&s->conn, "read %zu bytes of %s from the offer", k->total - before, type);
     return st;
 }
 
@@ -126,9 +131,9 @@ cwl_status cwl_paste(const char *display, const char *runtime_dir, cwl_selection
     *out_len = 0;
     if (target == NULL || *target == '\0') return cwl_fail(err, CWL_NO_CONTENT, 0, "no target named");
     cwl_session *s = calloc(1, sizeof *s);
-    if (s == NULL) return cwl_fail(err, CWL_FAILED, errno, "malloc: %s", cwl_strerror(errno).text);
+    if (s == NULL) return cwl_fail(err, CWL_FAILED, errno, "malloc: %s", ud_strerror(errno).text);
     s->keep_types = 1;
-    double deadline = cwl_now() + timeout;
+    double deadline = ud_now() + timeout;
     cwl_status st = cwl_session_open(s, display, runtime_dir, selection, deadline, NULL, err);
     if (st != CWL_OK) {
         free(s);

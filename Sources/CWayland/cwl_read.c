@@ -1,7 +1,8 @@
 /*
  * Reading events: bytes and descriptors from the socket into the connection's buffers, one
- * message at a time out of them, wl_display's own events handled here, and the round trip
- * (wl_display.sync) every caller builds on.
+ * message at a time out of them with the descriptors its signature declares (see
+ * cwl_objects.c), wl_display's own events handled here, and the round trip (wl_display.sync)
+ * every caller builds on.
  */
 #define _GNU_SOURCE
 #include "cwl_internal.h"
@@ -37,7 +38,7 @@ static int receive(cwl_conn *c, cwl_error *err) {
     while (n < 0 && errno == EINTR);
     if (n < 0 && errno == EAGAIN) return 0;
     if (n < 0) {
-        cwl_fail(err, CWL_FAILED, errno, "reading from the compositor: %s", cwl_strerror(errno).text);
+        cwl_fail(err, CWL_FAILED, errno, "reading from the compositor: %s", ud_strerror(errno).text);
         return -1;
     }
     keep_fds(c, &msg);
@@ -65,8 +66,9 @@ static int parse(cwl_conn *c, cwl_msg *m, cwl_error *err) {
     return 1;
 }
 
-/* wl_display's events: delete_id is dropped (0), error fails the call (-1). */
-static int display_event(cwl_msg *m, cwl_error *err) {
+/* wl_display's events: delete_id forgets the object (0), error fails the call (-1). */
+static int display_event(cwl_conn *c, cwl_msg *m, cwl_error *err) {
+    if (m->opcode == CWL_DISPLAY_EV_DELETE_ID) cwl_object_remove(c, cwl_arg_uint(m));
     if (m->opcode != CWL_DISPLAY_EV_ERROR) return 0;
     uint32_t object = cwl_arg_uint(m);
     uint32_t code = cwl_arg_uint(m);
@@ -76,28 +78,77 @@ static int display_event(cwl_msg *m, cwl_error *err) {
     return -1;
 }
 
+/* Close the descriptors of the event handed out last that no handler took. */
+static void drop_event_fds(cwl_conn *c) {
+    for (size_t i = 0; i < c->msg_fd_count; i++)
+        if (c->msg_fds[i] >= 0) close(c->msg_fds[i]);
+    c->msg_fd_count = 0;
+}
+
+/* Move the first received descriptor to the current event's. */
+static void give_fd(cwl_conn *c) {
+    int fd = c->in_fds[0];
+    memmove(c->in_fds, c->in_fds + 1, sizeof(int) * (c->in_fd_count - 1));
+    c->in_fd_count--;
+    if (c->msg_fd_count < CWL_MSG_FDS)
+        c->msg_fds[c->msg_fd_count++] = fd;
+    else
+        close(fd);
+}
+
+/* Give the event in *m the descriptors its signature declares, record the objects it creates or
+ * ends, and print it with c->debug: 1 to hand it out, 0 to pass it over (a zombie's: it is closed
+ * with its descriptors), -1 with err (malformed, or a descriptor missing). An unknown object's
+ * event has no signature: it takes none. */
+static int accept_event(cwl_conn *c, cwl_msg *m, cwl_error *err) {
+    int zombie = 0;
+    const cwl_interface *of = cwl_object_interface(c, m->object, &zombie);
+    const cwl_message *msg = of != NULL && m->opcode < of->event_count ? &of->events[m->opcode] : NULL;
+    cwl_arg args[CWL_MAX_ARGS];
+    int n = msg != NULL ? cwl_message_walk(msg, m->args, m->len, args, CWL_MAX_ARGS) : 0;
+    if (n < 0) {
+        cwl_fail(err, CWL_FAILED, 0, "malformed %s.%s from the compositor", of->name, msg->name);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (args[i].type != 'h') continue;
+        if (c->in_fd_count == 0) {
+            cwl_fail(err, CWL_FAILED, 0, "%s.%s from the compositor came without its descriptor", of->name, msg->name);
+            return -1;
+        }
+        give_fd(c);
+    }
+    if (msg != NULL) cwl_message_record(c, of, msg, args, n);
+    if (c->debug) cwl_debug_print(c, 0, m->object, m->opcode, m->args, m->len);
+    if (msg != NULL && msg->destructor) cwl_object_remove(c, m->object);
+    return zombie ? 0 : 1;
+}
+
 int cwl_next(cwl_conn *c, double deadline, cwl_msg *m, cwl_error *err) {
     for (;;) {
         if (c->in_consumed > 0) {
+            drop_event_fds(c);
             memmove(c->in, c->in + c->in_consumed, c->in_len - c->in_consumed);
             c->in_len -= c->in_consumed;
             c->in_consumed = 0;
         }
         int got = parse(c, m, err);
         if (got < 0) return -1;
-        if (got > 0 && m->object != CWL_DISPLAY_ID) return 1;
         if (got > 0) {
-            if (display_event(m, err) < 0) return -1;
+            int use = accept_event(c, m, err);
+            if (use < 0) return -1;
+            if (m->object == CWL_DISPLAY_ID && display_event(c, m, err) < 0) return -1;
+            if (use > 0 && m->object != CWL_DISPLAY_ID) return 1;
             continue;
         }
         int r = receive(c, err);
         if (r < 0) return -1;
         if (r > 0) continue;
-        double left = deadline - cwl_now();
+        double left = deadline - ud_now();
         if (left <= 0) return 0;
         struct pollfd p = {.fd = c->fd, .events = POLLIN};
-        if (poll(&p, 1, cwl_poll_ms(left)) < 0 && errno != EINTR) {
-            cwl_fail(err, CWL_FAILED, errno, "poll: %s", cwl_strerror(errno).text);
+        if (poll(&p, 1, ud_poll_ms(left)) < 0 && errno != EINTR) {
+            cwl_fail(err, CWL_FAILED, errno, "poll: %s", ud_strerror(errno).text);
             return -1;
         }
     }
@@ -128,16 +179,19 @@ const char *cwl_arg_string(cwl_msg *m) {
 }
 
 int cwl_take_fd(cwl_conn *c) {
-    if (c->in_fd_count == 0) return -1;
-    int fd = c->in_fds[0];
-    memmove(c->in_fds, c->in_fds + 1, sizeof(int) * (c->in_fd_count - 1));
-    c->in_fd_count--;
-    return fd;
+    for (size_t i = 0; i < c->msg_fd_count; i++) {
+        int fd = c->msg_fds[i];
+        c->msg_fds[i] = -1;
+        if (fd >= 0) return fd;
+    }
+    return -1;
 }
+
+void cwl_drop_event_fds(cwl_conn *c) { drop_event_fds(c); }
 
 cwl_status cwl_roundtrip(cwl_conn *c, double deadline, cwl_handler handler, void *ctx, cwl_error *err) {
     uint32_t callback = cwl_new_id(c);
-    cwl_status st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_SYNC, "u", callback);
+    cwl_status st = cwl_request(c, err, CWL_DISPLAY_ID, CWL_DISPLAY_SYNC, callback);
     if (st == CWL_OK) st = cwl_flush(c, deadline, err);
     while (st == CWL_OK) {
         cwl_msg m;
@@ -153,5 +207,5 @@ cwl_status cwl_roundtrip(cwl_conn *c, double deadline, cwl_handler handler, void
 cwl_status cwl_bind(cwl_conn *c, uint32_t name, const char *interface, uint32_t version, uint32_t *id,
                     cwl_error *err) {
     *id = cwl_new_id(c);
-    return cwl_request(c, err, c->registry, CWL_REGISTRY_BIND, "usuu", name, interface, version, *id);
+    return cwl_request(c, err, c->registry, CWL_REGISTRY_BIND, name, interface, version, *id);
 }

@@ -5,6 +5,7 @@
  * local socket (as CX11's resident owner does on X11; see cwl_resident.c).
  */
 #include "cwl_internal.h"
+#include "ud_resident.h"
 
 /* Bumped whenever the exchange below changes. */
 #define CWL_RESIDENT_VERSION 1
@@ -34,17 +35,11 @@ typedef struct cwl_hand_reply {
 int cwl_resident_name(const char *display, const char *runtime_dir, cwl_selection selection, char *out,
                       size_t cap);
 
-/* Whether the peer of a connected unix socket runs as our euid in our mount namespace. */
-int cwl_resident_peer_ok(int fd, pid_t *peer_pid);
-
 /*
  * Hand `bytes` to a resident owner, if one listens: CWL_OK with *owner_pid once it confirmed the
  * selection; anything else (no listener, another uid, a refusal, the deadline) means "own as
  * usual", with nothing changed.
  */
 cwl_status cwl_resident_hand(const cwl_own_options *o, const uint8_t *bytes, size_t len, pid_t *owner_pid);
-
-/* Bytes exactly, with a per-call timeout set on the socket: 0, or -1. */
-int cwl_resident_io(int fd, void *buffer, size_t len, int writing);
 
 #endif

@@ -34,7 +34,7 @@ static void add_transfer(cwl_owner *w, const char *type, int fd) {
     cwl_buffer *buffer = content == CWL_CONTENT_PAYLOAD ? w->content : NULL;
     if (buffer != NULL) buffer->refs++;
     w->transfers[w->transfer_count++] =
-        (cwl_transfer){.fd = fd, .content = content, .buffer = buffer, .idle_since = cwl_now()};
+        (cwl_transfer){.fd = fd, .content = content, .buffer = buffer, .idle_since = ud_now()};
 }
 
 void cwl_buffer_release(cwl_owner *w, cwl_buffer *b) {
@@ -60,6 +60,8 @@ cwl_status cwl_owner_event(void *owner, cwl_conn *c, cwl_msg *m, cwl_error *err)
         w->s.fenced = 1; /* its done: what the device announces from here on follows our set_selection */
         return CWL_OK;
     }
+    /* A source we replaced (a handed-over copy) is destroyed, a zombie to cwl_next, which hands
+     * none of its events out: its reader gets nothing, its descriptor is closed with the event. */
     if (m->object == w->source) {
         if (m->opcode == CWL_SOURCE_EV_SEND) {
             const char *type = cwl_arg_string(m);
@@ -67,13 +69,6 @@ cwl_status cwl_owner_event(void *owner, cwl_conn *c, cwl_msg *m, cwl_error *err)
         } else if (m->opcode == CWL_SOURCE_EV_CANCELLED) {
             w->cancelled = 1;
         }
-        return CWL_OK;
-    }
-    if (m->object == w->old_source && w->old_source != 0 && m->opcode == CWL_SOURCE_EV_SEND) {
-        /* A source replaced by a handed-over copy: its reader gets nothing (the descriptor must
-         * still be taken, or the next send would get this one). */
-        int fd = cwl_take_fd(c);
-        if (fd >= 0) close(fd);
         return CWL_OK;
     }
     cwl_session_event(&w->s, m, err);
@@ -137,7 +132,7 @@ static int drain(cwl_owner *w) {
     int got;
     while ((got = cwl_next(&w->s.conn, 0, &m, &err)) > 0) cwl_owner_event(w, &w->s.conn, &m, &err);
     if (got < 0) return -1;
-    return cwl_flush(&w->s.conn, cwl_now() + 1, &err) == CWL_OK ? 0 : -1;
+    return cwl_flush(&w->s.conn, ud_now() + 1, &err) == CWL_OK ? 0 : -1;
 }
 
 /* The earliest time the loop must wake up at. */
@@ -154,11 +149,11 @@ static double next_wake(const cwl_owner *w, double now) {
 static void clear_selection(cwl_owner *w) {
     cwl_error err;
     uint32_t set = w->o.selection == CWL_PRIMARY ? CWL_DEVICE_SET_PRIMARY_SELECTION : CWL_DEVICE_SET_SELECTION;
-    if (cwl_request(&w->s.conn, &err, w->s.device, set, "u", 0u) == CWL_OK) cwl_flush(&w->s.conn, cwl_now() + 1, &err);
+    if (cwl_request(&w->s.conn, &err, w->s.device, set, 0u) == CWL_OK) cwl_flush(&w->s.conn, ud_now() + 1, &err);
 }
 
 void cwl_owner_restart_timers(cwl_owner *w) {
-    double now = cwl_now();
+    double now = ud_now();
     w->lifetime_at = w->o.lifetime > 0 ? now + w->o.lifetime : INFINITY;
     w->clear_at = w->o.is_secret && w->o.clear_after > 0 ? now + w->o.clear_after : INFINITY;
 }
@@ -179,8 +174,8 @@ static void check_state(cwl_owner *w, double now) {
 void cwl_owner_serve(cwl_owner *w, int signal_fd) {
     cwl_owner_restart_timers(w);
     w->s.drop_offers = 1;
-    w->listen_until = cwl_now() + 2;
-    check_state(w, cwl_now());
+    w->listen_until = ud_now() + 2;
+    check_state(w, ud_now());
     for (;;) {
         if (w->leaving && w->transfer_count == 0) _exit(0);
         struct pollfd p[CWL_MAX_TRANSFERS + 3];
@@ -189,14 +184,14 @@ void cwl_owner_serve(cwl_owner *w, int signal_fd) {
         p[polled] = (struct pollfd){.fd = w->s.conn.fd, .events = POLLIN};
         p[polled + 1] = (struct pollfd){.fd = signal_fd, .events = POLLIN};
         p[polled + 2] = (struct pollfd){.fd = w->listener, .events = POLLIN};
-        if (poll(p, polled + 3, cwl_poll_ms(next_wake(w, cwl_now()) - cwl_now())) < 0 && errno != EINTR) _exit(1);
+        if (poll(p, polled + 3, ud_poll_ms(next_wake(w, ud_now()) - ud_now())) < 0 && errno != EINTR) _exit(1);
         if (p[polled].revents != 0 && drain(w) < 0) _exit(0); /* the compositor went away */
         if (signal_fd >= 0 && (p[polled + 1].revents & POLLIN)) {
             struct signalfd_siginfo info;
             if (read(signal_fd, &info, sizeof info) > 0) w->leaving = 1;
         }
-        run_transfers(w, p, polled, cwl_now());
+        run_transfers(w, p, polled, ud_now());
         if (w->listener >= 0 && (p[polled + 2].revents & POLLIN) && !w->leaving) cwl_listener_accept(w);
-        check_state(w, cwl_now());
+        check_state(w, ud_now());
     }
 }

@@ -33,7 +33,7 @@ cx11_status cx11_connect(const char *display, const char *authority, double dead
             return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: connect timed out", display);
         if (saved == EHOSTUNREACH && addr.transport == CX11_TRANSPORT_TCP)
             return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: cannot resolve or reach the host", display);
-        return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: %s", display, cx11_strerror(saved).text);
+        return cx11_fail(err, CX11_NO_DISPLAY, saved, "display %.64s: %s", display, ud_strerror(saved).text);
     }
 
     Xauth *cookie = cx11_cookie_for(authority, &addr, &tcp);
@@ -53,7 +53,7 @@ cx11_status cx11_connect(const char *display, const char *authority, double dead
 cx11_status cx11_probe(const char *display, const char *authority, double timeout, cx11_error *err) {
     xcb_connection_t *c = NULL;
     int screen = 0;
-    cx11_status st = cx11_connect(display, authority, cx11_now() + timeout, 0, &c, &screen, err);
+    cx11_status st = cx11_connect(display, authority, ud_now() + timeout, 0, &c, &screen, err);
     if (st == CX11_OK) xcb_disconnect(c);
     return st;
 }

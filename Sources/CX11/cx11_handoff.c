@@ -26,7 +26,7 @@ int cx11_handoff_ask(cx11_handoff *h, const cx11_link *x, cx11_content *ct, doub
                         (uint32_t)n, targets);
     h->pending = 1;
     h->needs_time = 1;
-    h->deadline = cx11_now() + h->timeout;
+    h->deadline = ud_now() + h->timeout;
     return 1;
 }
 

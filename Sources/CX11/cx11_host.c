@@ -26,7 +26,7 @@ cx11_status cx11_host_open(const char *display, const char *authority, cx11_sele
     cx11_host *h = calloc(1, sizeof *h);
     if (h == NULL) return cx11_fail(err, CX11_FAILED, ENOMEM, "out of memory");
     xcb_timestamp_t ignored;
-    cx11_status st = cx11_session_open(&h->session, display, authority, cx11_now() + timeout, 0, &ignored, err);
+    cx11_status st = cx11_session_open(&h->session, display, authority, ud_now() + timeout, 0, &ignored, err);
     if (st != CX11_OK) {
         free(h);
         return st;
@@ -131,7 +131,7 @@ cx11_status cx11_host_copy(cx11_host *h, const cx11_own_options *options, const 
     sv->leaving = 0;
     sv->handoff.pending = sv->handoff.needs_time = 0;
     if (sv->window_destroyed) new_window(h);
-    double deadline = cx11_now() + (options->connect_timeout > 0 ? options->connect_timeout : 1.0);
+    double deadline = ud_now() + (options->connect_timeout > 0 ? options->connect_timeout : 1.0);
     xcb_timestamp_t time = event_time;
     /* An event older than what we own now cannot re-take it (the server would ignore it). */
     if (sv->owning && (int32_t)(time - sv->held.current.acquired) <= 0) time = 0;
@@ -151,7 +151,7 @@ cx11_status cx11_host_copy(cx11_host *h, const cx11_own_options *options, const 
     h->terms = *options;
     h->terms.display = h->terms.authority = NULL;
     if (options->handoff_at_once) cx11_server_ask_manager(sv);
-    serve_first_request(sv, cx11_now() + CX11_HOST_FIRST_REQUEST_WAIT);
+    serve_first_request(sv, ud_now() + CX11_HOST_FIRST_REQUEST_WAIT);
     return CX11_OK;
 }
 
@@ -183,7 +183,7 @@ cx11_status cx11_host_service(cx11_host *h, double *next_in, cx11_error *err) {
             free(ev);
             continue;
         }
-        double left = next > 0 ? next - cx11_now() : 0;
+        double left = next > 0 ? next - ud_now() : 0;
         *next_in = next > 0 ? (left > 0.001 ? left : 0.001) : 0;
         return CX11_OK;
     }
@@ -193,7 +193,7 @@ cx11_status cx11_host_hand_over(cx11_host *h, const cx11_own_options *options, p
     cx11_server *sv = &h->sv;
     cx11_content *ct = sv->held.current.content;
     if (!sv->owning || ct == NULL) return cx11_fail(err, CX11_NO_CONTENT, 0, "nothing to hand over");
-    double now = cx11_now();
+    double now = ud_now();
     cx11_own_options o = h->terms;
     o.display = options->display;
     o.authority = options->authority;

@@ -3,6 +3,8 @@
 /* Shared by the cx11 sources; not part of the module's public header. */
 #include "cx11.h"
 #include "cx11_testing.h"
+#include "ud_resident.h"
+#include "ud_shared.h"
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <xcb/xcb.h>
@@ -36,27 +38,9 @@ typedef struct cx11_session {
     xcb_atom_t atoms[CX11_A_COUNT];
 } cx11_session;
 
-/* Monotonic clock in seconds. */
-double cx11_now(void);
-
-/* poll()'s timeout for `left` seconds: rounded up, 0 when past, capped (no int overflow for
- * a huge or infinite duration). */
-static inline int cx11_poll_ms(double left) {
-    if (!(left > 0)) return 0;
-    return left >= 1e6 ? 1000000000 : (int)(left * 1000) + 1;
-}
-
 /* Fill err (printf-style message) and return status. errno_value 0 when not a system call. */
 cx11_status cx11_fail(cx11_error *err, cx11_status status, int errno_value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-
-/* The text of errno value `e` as strerror gives it, made with strerror_r into the returned value
- * (no static buffer: safe from any thread). Use it inside the call that formats it:
- * cx11_fail(err, ..., "%s", cx11_strerror(e).text). */
-typedef struct cx11_errno_text {
-    char text[128];
-} cx11_errno_text;
-cx11_errno_text cx11_strerror(int e);
 
 /* cx11_connect flags. */
 enum {
@@ -66,7 +50,7 @@ enum {
 };
 
 /*
- * Connect to `display` (NULL/"" -> $DISPLAY) with the deadline `deadline` (cx11_now() time).
+ * Connect to `display` (NULL/"" -> $DISPLAY) with the deadline `deadline` (ud_now() time).
  * On CX11_OK *out is a live connection and *screen the screen number from the DISPLAY string.
  */
 cx11_status cx11_connect(const char *display, const char *authority, double deadline, int flags,
@@ -106,9 +90,6 @@ void *cx11_reply(xcb_connection_t *c, unsigned int sequence, double deadline, cx
  */
 xcb_generic_event_t *cx11_wait_event(xcb_connection_t *c, double deadline, cx11_wait *why);
 
-/* Poll one fd for readability until the deadline: 1 readable/hung up, 0 timeout, -1 error. */
-int cx11_wait_fd(int fd, double deadline);
-
 /* The selection atom for a cx11_selection. */
 xcb_atom_t cx11_selection_atom(const cx11_session *s, cx11_selection selection);
 
@@ -131,7 +112,7 @@ typedef struct cx11_offer_header {
     uint32_t kind;      /* cx11_kind */
     uint32_t is_secret;
     uint32_t reserved;
-    double deadline;    /* the copy stops waiting then (cx11_now(): CLOCK_MONOTONIC, one machine);
+    double deadline;    /* the copy stops waiting then (ud_now(): CLOCK_MONOTONIC, one machine);
                            the owner must not take the selection for it after that */
     double clear_after;
     double lifetime;
@@ -147,21 +128,6 @@ typedef struct cx11_offer_reply {
     int32_t pid;
     uint32_t timestamp; /* the server time the selection was taken with */
 } cx11_offer_reply;
-
-/* The socket address for (display, selection) of this uid; 0 when the display does not parse or
- * the name does not fit. display NULL or "": $DISPLAY. */
-int cx11_resident_address(const char *display, cx11_selection selection, struct sockaddr_un *addr,
-                          socklen_t *addr_len);
-
-/* Is the peer of a connected unix socket one of ours: our effective uid and our mount namespace?
- * Abstract names are shared by the whole network namespace, and a sandboxed app (Flatpak,
- * bubblewrap, a rootless container with the host's network) may run as our uid without access to
- * our files or our X server; it must neither receive nor replace our content. Fails closed when
- * /proc cannot tell. */
-int cx11_peer_is_us(int fd);
-
-/* Read exactly len bytes from a non-blocking fd before the deadline; 0 on EOF, error or timeout. */
-int cx11_read_exact(int fd, void *buffer, size_t len, double deadline);
 
 /*
  * Hand bytes to a resident owner of options->selection on options->display, if one of ours

@@ -153,7 +153,7 @@ cx11_status cx11_keys_open(const char *display, const char *authority, double ti
     *out = NULL;
     cx11_keys *k = calloc(1, sizeof *k);
     if (k == NULL) return cx11_fail(err, CX11_FAILED, ENOMEM, "out of memory");
-    double deadline = cx11_now() + timeout;
+    double deadline = ud_now() + timeout;
     int screen = 0;
     cx11_status st = cx11_connect(display, authority, deadline, 0, &k->c, &screen, err);
     if (st != CX11_OK) {
@@ -256,7 +256,7 @@ cx11_status cx11_keys_grab(cx11_keys *k, const cx11_grab *g, double timeout, cx1
     /* A reply to a later request means every grab before it has been processed. */
     xcb_get_input_focus_cookie_t sync = xcb_get_input_focus(k->c);
     cx11_wait why;
-    void *reply = cx11_reply(k->c, sync.sequence, cx11_now() + timeout, &why);
+    void *reply = cx11_reply(k->c, sync.sequence, ud_now() + timeout, &why);
     if (reply == NULL) return lost(why, "GrabKey", err);
     free(reply);
     int refused = 0;
@@ -280,7 +280,7 @@ void cx11_keys_ungrab_all(cx11_keys *k) {
  * that arrives before they are made again (clients such as xdotool change the map while they type);
  * the caller resolves its keys again and changes only the grabs that moved. */
 static cx11_status remap(cx11_keys *k, cx11_key_event *ev, cx11_error *err) {
-    double deadline = cx11_now() + 2.0;
+    double deadline = ud_now() + 2.0;
     cx11_status st = read_keyboard_map(k, deadline, err);
     if (st == CX11_OK) st = read_modifier_map(k, deadline, err);
     if (st == CX11_TIMED_OUT) err->status = st = CX11_NO_DISPLAY; /* a server this slow is gone for us */

@@ -25,17 +25,9 @@ void cx11_listener_init(cx11_listener *l, const cx11_own_options *options) {
  * owner that has not yet seen its SelectionClear). */
 static int listen_on_name(const cx11_own_options *options, int *in_use) {
     *in_use = 0;
-    struct sockaddr_un addr;
-    socklen_t addr_len;
-    if (!cx11_resident_address(options->display, options->selection, &addr, &addr_len)) return -1;
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0) return -1;
-    if (bind(fd, (struct sockaddr *)&addr, addr_len) != 0 || listen(fd, 16) != 0) {
-        *in_use = errno == EADDRINUSE;
-        close(fd);
-        return -1;
-    }
-    return fd;
+    char name[UD_RESIDENT_NAME_CAP];
+    if (cx11_resident_name(options->display, options->selection, NULL, name, sizeof name, NULL) != CX11_OK) return -1;
+    return ud_resident_listen(name, 16, in_use);
 }
 
 /* Listen for the next copy's content; while the previous owner still holds the name (it has not
@@ -44,7 +36,7 @@ static void try_listen(cx11_listener *l) {
     int in_use = 0;
     l->retry_at = 0;
     l->fd = listen_on_name(l->options, &in_use);
-    double now = cx11_now();
+    double now = ud_now();
     if (l->fd < 0 && in_use && now < l->give_up) l->retry_at = now + 0.05;
 }
 
@@ -69,10 +61,10 @@ double cx11_listener_retry(cx11_listener *l, double now) {
 /* A duration an offer may carry. */
 static int valid_seconds(double value) { return isfinite(value) && value >= 0 && value <= CX11_MAX_SECONDS; }
 
-/* Read one offer's header and bytes from a connected client; NULL when it is not a valid offer.
+/* Read one offer's header and bytes from a connected copy (checked by ud_resident_accept); NULL when it is not a valid offer.
  * *deadline becomes the earlier of the bound and the client's own deadline. */
 static cx11_content *receive_offer(int fd, double *deadline, cx11_offer_header *h) {
-    if (!cx11_peer_is_us(fd) || !cx11_read_exact(fd, h, sizeof *h, *deadline) || h->magic != CX11_OFFER_MAGIC ||
+    if (!ud_read_exact(fd, h, sizeof *h, *deadline) || h->magic != CX11_OFFER_MAGIC ||
         h->len > CX11_RESIDENT_MAX_BYTES || h->kind > CX11_KIND_BINARY || !isfinite(h->deadline) ||
         !valid_seconds(h->clear_after) || !valid_seconds(h->lifetime) || !valid_seconds(h->transfer_timeout) ||
         !valid_seconds(h->handoff_timeout))
@@ -80,16 +72,16 @@ static cx11_content *receive_offer(int fd, double *deadline, cx11_offer_header *
     if (h->deadline < *deadline) *deadline = h->deadline;
     uint8_t *bytes = malloc(h->len > 0 ? (size_t)h->len : 1);
     cx11_content *ct = NULL;
-    if (bytes != NULL && cx11_read_exact(fd, bytes, (size_t)h->len, *deadline))
+    if (bytes != NULL && ud_read_exact(fd, bytes, (size_t)h->len, *deadline))
         ct = cx11_content_received(bytes, (size_t)h->len, (cx11_kind)h->kind, h->is_secret != 0);
     if (ct == NULL) free(bytes);
     return ct;
 }
 
 int cx11_offer_receive(cx11_listener *l, cx11_offer *o) {
-    o->fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    o->fd = ud_resident_accept(l->fd); /* one of ours, or -1 */
     if (o->fd < 0) return 0;
-    o->deadline = cx11_now() + CX11_OFFER_BOUND;
+    o->deadline = ud_now() + CX11_OFFER_BOUND;
     o->content = receive_offer(o->fd, &o->deadline, &o->terms);
     if (o->content != NULL) return 1;
     close(o->fd);
@@ -97,7 +89,7 @@ int cx11_offer_receive(cx11_listener *l, cx11_offer *o) {
 }
 
 int cx11_offer_waits(const cx11_offer *o) {
-    if (cx11_now() >= o->deadline) return 0;
+    if (ud_now() >= o->deadline) return 0;
     char byte;
     ssize_t n = recv(o->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
     return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK); /* 0: it hung up */

@@ -55,16 +55,16 @@ static cx11_status fork_failure(ud_owner_status st, int saved, cx11_error *err) 
     const char *what = st == UD_OWNER_PIPE_FAILED          ? "pipe"
                        : st == UD_OWNER_SERVER_FORK_FAILED ? "fork of the selection server failed"
                                                            : "fork";
-    return cx11_fail(err, CX11_FAILED, saved, "%s: %s", what, cx11_strerror(saved).text);
+    return cx11_fail(err, CX11_FAILED, saved, "%s: %s", what, ud_strerror(saved).text);
 }
 
 cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size_t len,
                      pid_t *owner_pid, cx11_error *err) {
-    double deadline = cx11_now() + options->connect_timeout;
+    double deadline = ud_now() + options->connect_timeout;
     /* A serving process of ours takes the content over a local socket: no connection setup, no
      * fork. It gets half the connect budget, so falling back still fits in the rest. */
     if (options->reuse_owner && !options->new_owner &&
-        cx11_resident_offer(options, bytes, len, cx11_now() + options->connect_timeout / 2, owner_pid))
+        cx11_resident_offer(options, bytes, len, ud_now() + options->connect_timeout / 2, owner_pid))
         return CX11_OK;
     cx11_session s;
     xcb_timestamp_t acquired = 0;

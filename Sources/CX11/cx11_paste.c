@@ -32,7 +32,7 @@ static cx11_status write_out(sink *k, const uint8_t *data, size_t n, cx11_error 
         if (w < 0 && errno == EINTR) continue;
         if (w < 0) {
             int saved = errno;
-            return cx11_fail(err, CX11_FAILED, saved, "writing the content out: %s", cx11_strerror(saved).text);
+            return cx11_fail(err, CX11_FAILED, saved, "writing the content out: %s", ud_strerror(saved).text);
         }
         data += w;
         n -= (size_t)w;
@@ -119,7 +119,7 @@ static double overall_deadline(const sink *k) {
 /* The next wait of an INCR series: `timeout` from now, or the overall deadline when sooner
  * (*overall then set). */
 static double next_deadline(const sink *k, double timeout, int *overall) {
-    double step = cx11_now() + timeout, whole = overall_deadline(k);
+    double step = ud_now() + timeout, whole = overall_deadline(k);
     *overall = whole <= step;
     return *overall ? whole : step;
 }
@@ -130,7 +130,7 @@ static cx11_status lost_incr(cx11_wait why, int overall, const sink *k, const ch
     return cx11_fail(err, CX11_TOO_SLOW, ETIMEDOUT,
                      "the selection owner sent %zu bytes in %.0f s, too slowly: a paste may take %.0f s "
                      "and 1 s more per 256 KiB received",
-                     k->received, cx11_now() - k->start, k->total);
+                     k->received, ud_now() - k->start, k->total);
 }
 
 /* An INCR series: chunks to out until the empty one, each within `timeout` of the last, all
@@ -203,7 +203,7 @@ static cx11_status refusal(cx11_session *s, unsigned int owner_sequence, double 
 static cx11_status read_answer(cx11_session *s, xcb_atom_t property, double timeout, sink *result,
                                cx11_error *err) {
     cx11_wait why;
-    xcb_get_property_reply_t *r = take_property(s, property, cx11_now() + timeout, &why);
+    xcb_get_property_reply_t *r = take_property(s, property, ud_now() + timeout, &why);
     if (r == NULL) return lost(why, "GetProperty", err);
     cx11_status st = CX11_OK;
     if (r->type == s->atoms[CX11_A_INCR]) {
@@ -225,7 +225,7 @@ static cx11_status paste_into(const char *display, const char *authority, cx11_s
                               sink *k, cx11_error *err) {
     if (target == NULL || *target == '\0') return cx11_fail(err, CX11_UNSUPPORTED, 0, "empty target name");
     double timeout = times->timeout, connect_timeout = times->connect_timeout;
-    double start = cx11_now(), deadline = start + timeout;
+    double start = ud_now(), deadline = start + timeout;
     k->start = start;
     k->total = times->total > timeout ? times->total : timeout;
     double connected_by = connect_timeout > 0 && connect_timeout < timeout ? start + connect_timeout : deadline;

@@ -45,7 +45,7 @@ static int serve_target(const cx11_link *x, cx11_transfers *ts, cx11_source src,
 static int serve_multiple(const cx11_link *x, cx11_transfers *ts, cx11_source src, xcb_window_t w,
                           xcb_atom_t property) {
     xcb_get_property_cookie_t ck = xcb_get_property(x->c, 0, w, property, XCB_GET_PROPERTY_TYPE_ANY, 0, 0x10000);
-    xcb_get_property_reply_t *reply = cx11_reply(x->c, ck.sequence, cx11_now() + 1.0, NULL);
+    xcb_get_property_reply_t *reply = cx11_reply(x->c, ck.sequence, ud_now() + 1.0, NULL);
     if (reply == NULL) return 0;
     int ok = reply->format == 32 && reply->type != XCB_NONE;
     uint32_t n = (uint32_t)xcb_get_property_value_length(reply) / 4;

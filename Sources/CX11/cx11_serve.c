@@ -72,7 +72,7 @@ static void poll_once(cx11_server *sv, double next) {
      * CPU from the requestor and the X server, which do most of the work. */
     cx11_content *current = sv->held.current.content;
     int scan_idle = !current->scanned && sv->transfers.count == 0;
-    int timeout = next > 0 ? cx11_poll_ms(next - cx11_now()) : -1;
+    int timeout = next > 0 ? ud_poll_ms(next - ud_now()) : -1;
     if (scan_idle) timeout = 0;
     /* poll skips the negative fds: no signalfd, not listening. */
     struct pollfd pfd[3] = {{.fd = sv->xfd, .events = POLLIN},
@@ -111,7 +111,7 @@ static void start(cx11_server *sv, const cx11_serve_config *config) {
     sv->transfers.timeout = o->transfer_timeout;
     cx11_server_serve_copy(sv, &sv->first, config->acquired, &terms);
     if (o->handoff_at_once) cx11_server_ask_manager(sv); /* its target list needs the scan: done at once */
-    else if (o->reuse_owner) cx11_listener_start(&sv->listener, cx11_now());
+    else if (o->reuse_owner) cx11_listener_start(&sv->listener, ud_now());
 }
 
 void cx11_serve(const cx11_serve_config *config) {

@@ -13,7 +13,7 @@
  * that an owner told to leave while its X server is stopped (SIGSTOP, a hung server) leaves
  * within the connect timeout instead of waiting 1 s for each of its last requests. */
 double cx11_server_reply_deadline(const cx11_server *sv) {
-    double bound = cx11_now() + 1.0;
+    double bound = ud_now() + 1.0;
     return sv->leave_by > 0 && sv->leave_by < bound ? sv->leave_by : bound;
 }
 
@@ -59,7 +59,7 @@ void cx11_server_start_leaving(cx11_server *sv) {
     if (sv->leaving) return;
     sv->leaving = 1;
     if (sv->handoff.pending) return; /* a hand-off at once is under way: its end gives up now */
-    sv->leave_by = cx11_now() + sv->connect_timeout;
+    sv->leave_by = ud_now() + sv->connect_timeout;
     if (!cx11_server_ask_manager(sv)) give_up(sv);
     sv->leave_by = 0; /* the server answered in time (else silent): later round trips as usual */
 }
@@ -161,7 +161,7 @@ int cx11_server_fresh_timestamp(cx11_server *sv, double deadline, xcb_timestamp_
 /* Serve ct (its reference passes to us), taken at `time`, with the timers of its copy (`terms`):
  * the first content at the start, then each adopted offer. */
 void cx11_server_serve_copy(cx11_server *sv, cx11_content *ct, xcb_timestamp_t time, const cx11_offer_header *terms) {
-    double now = cx11_now();
+    double now = ud_now();
     cx11_holding_take(&sv->held, ct, time, now);
     sv->clear_at = ct->is_secret && terms->clear_after > 0 ? now + terms->clear_after : 0;
     sv->leave_at = terms->lifetime > 0 ? now + terms->lifetime : 0;
@@ -176,7 +176,7 @@ double cx11_earliest(double a, double b) { return a > 0 && (b == 0 || a < b) ? a
 
 /* Timers; returns the next deadline (0 when none). */
 double cx11_server_run_timers(cx11_server *sv) {
-    double now = cx11_now();
+    double now = ud_now();
     double next = cx11_transfers_expire(&sv->transfers, now);
     if (sv->clear_at > 0 && now >= sv->clear_at) {
         sv->clear_at = 0;

@@ -1,4 +1,5 @@
-/* Errors, clocks, waiting with deadlines, and the session every entry point starts with. */
+/* Errors, waiting for the X connection with deadlines, and the session every entry point starts
+ * with (the clock and the error text are CShared's ud_shared.h). */
 #define _GNU_SOURCE
 #include "cx11_internal.h"
 
@@ -8,50 +9,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <xcb/xcbext.h>
 
-double cx11_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 cx11_status cx11_fail(cx11_error *err, cx11_status status, int errno_value, const char *fmt, ...) {
-    if (err != NULL) {
-        err->status = status;
-        err->sys_errno = errno_value;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
+    if (err == NULL) return status;
+    err->status = status;
+    va_list ap;
+    va_start(ap, fmt);
+    ud_error_vset(&err->sys_errno, err->message, sizeof err->message, errno_value, fmt, ap);
+    va_end(ap);
     return status;
-}
-
-cx11_errno_text cx11_strerror(int e) {
-    cx11_errno_text t;
-    const char *text = strerror_r(e, t.text, sizeof t.text); /* GNU: ours or a constant string */
-    if (text != t.text) snprintf(t.text, sizeof t.text, "%s", text);
-    return t;
-}
-
-int cx11_wait_fd(int fd, double deadline) {
-    struct pollfd pfd = {.fd = fd, .events = POLLIN};
-    for (;;) {
-        double left = deadline - cx11_now();
-        if (left <= 0) return 0;
-        int r = poll(&pfd, 1, cx11_poll_ms(left));
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) return -1;
-        if (r > 0) return 1;
-    }
 }
 
 /* Wait for the X connection to become readable: CX11_WAIT_OK, or why it will not be. */
 static cx11_wait wait_readable(xcb_connection_t *c, double deadline) {
     if (xcb_connection_has_error(c)) return CX11_WAIT_CLOSED;
-    int r = cx11_wait_fd(xcb_get_file_descriptor(c), deadline);
+    int r = ud_wait_fd(xcb_get_file_descriptor(c), POLLIN, deadline);
     return r > 0 ? CX11_WAIT_OK : r == 0 ? CX11_WAIT_TIMED_OUT : CX11_WAIT_FAILED;
 }
 

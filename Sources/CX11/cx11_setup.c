@@ -47,7 +47,7 @@ static void *watchdog_main(void *arg) {
     watchdog *w = arg;
     pthread_mutex_lock(&w->mutex);
     while (!w->done) {
-        double left = w->deadline - cx11_now();
+        double left = w->deadline - ud_now();
         if (left <= 0) {
             w->fired = 1;
             shutdown(w->fd, SHUT_RDWR);
@@ -89,7 +89,7 @@ static cx11_status setup_with_deadline(int fd, xcb_auth_info_t *auth, double dea
     if (w.fd < 0) {
         int saved = errno;
         close(fd);
-        return cx11_fail(err, CX11_FAILED, saved, "dup: %s", cx11_strerror(saved).text);
+        return cx11_fail(err, CX11_FAILED, saved, "dup: %s", ud_strerror(saved).text);
     }
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
@@ -104,7 +104,7 @@ static cx11_status setup_with_deadline(int fd, xcb_auth_info_t *auth, double dea
         close(fd);
         pthread_cond_destroy(&w.cond);
         pthread_mutex_destroy(&w.mutex);
-        return cx11_fail(err, CX11_FAILED, rc, "pthread_create: %s", cx11_strerror(rc).text);
+        return cx11_fail(err, CX11_FAILED, rc, "pthread_create: %s", ud_strerror(rc).text);
     }
     xcb_connection_t *c = xcb_connect_to_fd(fd, auth);
     pthread_mutex_lock(&w.mutex);
@@ -167,7 +167,7 @@ static cx11_status setup_with_timer_signal(int fd, xcb_auth_info_t *auth, double
     sigaction(sig, &previous, NULL);
     close(watched);
     if (c == NULL) return setup_with_deadline(fd, auth, deadline, display, out, err);
-    return setup_outcome(c, xcb_connection_has_error(c) && cx11_now() >= deadline, display, out, err);
+    return setup_outcome(c, xcb_connection_has_error(c) && ud_now() >= deadline, display, out, err);
 }
 
 cx11_status cx11_setup(int fd, xcb_auth_info_t *auth, double deadline, int flags, const char *display,

@@ -27,13 +27,13 @@ static int connect_with_deadline(int family, const struct sockaddr *addr, sockle
     }
     struct pollfd pfd = {.fd = fd, .events = POLLOUT};
     for (;;) {
-        double left = deadline - cx11_now();
+        double left = deadline - ud_now();
         if (left <= 0) {
             close(fd);
             errno = ETIMEDOUT;
             return -1;
         }
-        int r = poll(&pfd, 1, cx11_poll_ms(left));
+        int r = poll(&pfd, 1, ud_poll_ms(left));
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
             int saved = errno;
@@ -118,7 +118,7 @@ static int resolve_with_deadline(const char *host, const char *port, double dead
     for (;;) {
         int state = gai_error(&lookup->request);
         if (state != EAI_INPROGRESS) break;
-        double left = deadline - cx11_now();
+        double left = deadline - ud_now();
         if (left <= 0) {
             if (gai_cancel(&lookup->request) == EAI_CANCELED) free(lookup);
             errno = ETIMEDOUT;

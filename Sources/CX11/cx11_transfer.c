@@ -66,7 +66,7 @@ int cx11_transfer_start(cx11_transfers *ts, xcb_window_t w, xcb_atom_t property,
     cx11_content_hold(ct);
     *t = (cx11_transfer){
         .requestor = w, .property = property, .type = type, .content = ct, .data = data,
-        .len = len, .offset = 0, .timeout = ts->timeout, .deadline = cx11_now() + ts->timeout,
+        .len = len, .offset = 0, .timeout = ts->timeout, .deadline = ud_now() + ts->timeout,
     };
     watch_window(ts, w, 1);
     uint32_t size_hint = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
@@ -91,7 +91,7 @@ void cx11_transfer_continue(cx11_transfers *ts, xcb_window_t w, xcb_atom_t prope
         return;
     }
     t->offset += n;
-    t->deadline = cx11_now() + t->timeout;
+    t->deadline = ud_now() + t->timeout;
 }
 
 void cx11_transfers_drop_window(cx11_transfers *ts, xcb_window_t w) {

@@ -60,7 +60,7 @@ static int monitors_name_xwayland(xcb_connection_t *c, const uint8_t *reply, dou
 cx11_status cx11_is_xwayland(const char *display, const char *authority, double timeout, int *is_xwayland,
                              cx11_error *err) {
     *is_xwayland = 0;
-    double deadline = cx11_now() + timeout;
+    double deadline = ud_now() + timeout;
     xcb_connection_t *c = NULL;
     int screen = 0;
     cx11_status st = cx11_connect(display, authority, deadline, 0, &c, &screen, err);

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A minimal Wayland compositor that offers only what data-control clients need.
 
-    data_control_compositor.py SOCKET --log LOGFILE [--ext] [--wlr] [--wlr-version N]
+    data_control_compositor.py SOCKET --log LOGFILE [--ext] [--wlr] [--wlr-version N] [--late-sends]
 
 No Debian 12 compositor offers ext_data_control_manager_v1 (sway 1.7 offers only
 zwlr_data_control_manager_v1), so the tests run clients against this one. Written from the
@@ -18,15 +18,26 @@ LOGFILE gets one line per event a test may check:
     bind INTERFACE vVERSION by NAME PID  a client bound a global
     error INTERFACE CODE TEXT by NAME PID
                                         a client made a protocol error: it gets wl_display.error and is closed
+    probe LABEL SOURCE STATUS LENGTH HEX
+                                        --late-sends, on SIGUSR1: what the reader of a `send` to SOURCE
+                                        got (STATUS eof, or timeout after 5 s; HEX - when empty)
+
+--late-sends plays a compositor that sends events to a data source before it reads the client's
+destroy of it: the delete_id of a destroyed source is held back until SIGUSR1, which sends
+`send` (text/plain;charset=utf-8, a pipe of its own) first to the oldest source that was ever the
+CLIPBOARD selection (LABEL replaced; destroyed by now if its owner replaced it), then to the
+current one (LABEL current), reads each pipe and logs it, then sends the held delete_ids.
 Exits on SIGTERM (or SIGINT), closing every client and removing its socket.
 """
 import argparse
 import os
+import select
 import selectors
 import signal
 import socket
 import struct
 import sys
+import time
 
 SERVER_ID_MIN = 0xFF000000
 DISPLAY_ERROR_INVALID_OBJECT, DISPLAY_ERROR_INVALID_METHOD = 0, 1
@@ -143,6 +154,7 @@ class Compositor:
             self.globals[3] = (WLR + "_manager_v1", options.wlr_version)
         self.clients, self.selection = [], {CLIPBOARD: None, PRIMARY: None}  # (client, source id)
         self.selector = selectors.DefaultSelector()
+        self.late_sends, self.held, self.history, self.probe_wanted = options.late_sends, [], [], False
 
     def log(self, line):
         self.log_file.write(line + "\n")
@@ -163,8 +175,10 @@ class Compositor:
         client.objects[new_id] = obj
 
     def destroy(self, client, object_id):
-        client.objects.pop(object_id, None)
-        if object_id < SERVER_ID_MIN:
+        gone = client.objects.pop(object_id, None)
+        if self.late_sends and gone is not None and gone.kind == "source":
+            self.held.append((client, object_id))  # as if its destroy were not read yet
+        elif object_id < SERVER_ID_MIN:
             client.send(1, 1, object_id)  # wl_display.delete_id
 
     def on_display(self, client, _oid, _obj, opcode, args):
@@ -265,6 +279,8 @@ class Compositor:
     def set_selection(self, which, owner):
         old = self.selection[which]
         self.selection[which] = owner
+        if which == CLIPBOARD and owner is not None:
+            self.history.append(owner)
         if old is not None and old != owner and old[1] in old[0].objects:
             old[0].send(old[1], 1)  # cancelled
         for client in self.clients:
@@ -291,6 +307,26 @@ class Compositor:
         for which, owner in self.selection.items():
             if owner == (client, source_id):
                 self.set_selection(which, None)
+
+    def probe(self):
+        """--late-sends, on SIGUSR1: `send` to the oldest CLIPBOARD source, then to the current one."""
+        readers = []
+        for label, owner in (("replaced", self.history[0] if self.history else None),
+                             ("current", self.selection[CLIPBOARD])):
+            if owner is None:
+                self.log(f"probe {label} none")
+                continue
+            read_end, write_end = os.pipe()
+            owner[0].send(owner[1], 0, "text/plain;charset=utf-8", fd=write_end)
+            readers.append((label, owner[1], read_end))
+        for client in list(self.clients):
+            client.flush()
+        for label, source, read_end in readers:
+            data, status = read_to_end(read_end, 5)
+            self.log(f"probe {label} {source} {status} {len(data)} {data.hex() or '-'}")
+        for client, source in self.held:
+            client.send(1, 1, source)  # wl_display.delete_id, at last
+        self.held = []
 
     # -- connections -----------------------------------------------------------------------
 
@@ -363,6 +399,9 @@ class Compositor:
         os.rename(path + ".new", path)  # the path appears only once connecting works
         listener.setblocking(False)
         self.selector.register(listener, selectors.EVENT_READ, None)
+        wakeup_read, wakeup_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wakeup_write)  # a signal wakes the loop at once
+        self.selector.register(wakeup_read, selectors.EVENT_READ, "wakeup")
         try:
             while True:
                 for client in list(self.clients):
@@ -370,7 +409,12 @@ class Compositor:
                     events = selectors.EVENT_READ | (selectors.EVENT_WRITE if client.out else 0)
                     self.selector.modify(client.sock, events, client)
                 for key, mask in self.selector.select(timeout=1):
-                    if key.data is None:
+                    if key.data == "wakeup":
+                        os.read(key.fd, 64)
+                        if self.probe_wanted:
+                            self.probe_wanted = False
+                            self.probe()
+                    elif key.data is None:
                         self.accept(listener)
                     elif mask & selectors.EVENT_READ:
                         self.readable(key.data)
@@ -381,6 +425,22 @@ class Compositor:
             self.log("exit")
 
 
+def read_to_end(fd, seconds):
+    """The bytes a pipe gives until its end (status eof) or for `seconds` (status timeout); closes it."""
+    data, deadline = b"", time.monotonic() + seconds
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return data, "timeout"
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return data, "eof"
+            data += chunk
+    finally:
+        os.close(fd)
+
+
 def main():
     parser = argparse.ArgumentParser(description="a minimal data-control Wayland compositor for tests")
     parser.add_argument("socket")
@@ -388,6 +448,7 @@ def main():
     parser.add_argument("--ext", action="store_true", help="offer ext_data_control_manager_v1 version 1")
     parser.add_argument("--wlr", action="store_true", help="offer zwlr_data_control_manager_v1")
     parser.add_argument("--wlr-version", type=int, default=2)
+    parser.add_argument("--late-sends", action="store_true", help="hold sources' delete_id; SIGUSR1 probes (see above)")
     options = parser.parse_args()
     path = options.socket
     if not path.startswith("/"):
@@ -398,7 +459,13 @@ def main():
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    Compositor(options).run(path)
+    compositor = Compositor(options)
+
+    def want_probe(_signum, _frame):
+        compositor.probe_wanted = True
+
+    signal.signal(signal.SIGUSR1, want_probe if options.late_sends else signal.SIG_IGN)
+    compositor.run(path)
 
 
 if __name__ == "__main__":

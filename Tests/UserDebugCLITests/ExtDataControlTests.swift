@@ -30,9 +30,11 @@ final class DataControlCompositor: @unchecked Sendable {
     /// Starts one offering ext_data_control_manager_v1 (`ext`) and/or zwlr_data_control_manager_v1
     /// at `wlrVersion` (`wlr`), and waits until its socket takes connections. `directory`: the
     /// runtime directory to listen in (removed at `stop`), else a fresh one (0700); `account`: the
-    /// user it runs as, else ours.
+    /// user it runs as, else ours; `lateSends`: hold sources' delete_id and probe on `probe()` (see
+    /// the script's --late-sends).
     init(
-        ext: Bool, wlr: Bool, wlrVersion: Int = 2, directory: String? = nil, account: TestUser.Account? = nil
+        ext: Bool, wlr: Bool, wlrVersion: Int = 2, directory: String? = nil, account: TestUser.Account? = nil,
+        lateSends: Bool = false
     ) throws {
         if let directory {
             runtimeDir = directory
@@ -46,7 +48,9 @@ final class DataControlCompositor: @unchecked Sendable {
         }
         socket = runtimeDir + "/wayland-dc"
         logPath = runtimeDir + "/compositor.log"
-        let flags = (ext ? ["--ext"] : []) + (wlr ? ["--wlr", "--wlr-version", String(wlrVersion)] : [])
+        let flags =
+            (ext ? ["--ext"] : []) + (wlr ? ["--wlr", "--wlr-version", String(wlrVersion)] : [])
+            + (lateSends ? ["--late-sends"] : [])
         do {
             process = try Spawned.start(
                 (account.map(TestUser.runningAs) ?? []) + ["/usr/bin/python3", Self.script, socket, "--log", logPath]
@@ -111,6 +115,10 @@ final class DataControlCompositor: @unchecked Sendable {
             return name == nil || comm?.trimmingCharacters(in: .whitespacesAndNewlines) == name
         }
     }
+
+    /// With `lateSends`: a `send` to the oldest CLIPBOARD source, then to the current one; their
+    /// readers' results come as `probe` lines in the log.
+    func probe() { process.kill(SIGUSR1) }
 
     /// Ends the compositor alone (SIGTERM, SIGKILL if it lingers), as when it goes away under
     /// its clients.

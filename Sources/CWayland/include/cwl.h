@@ -9,10 +9,12 @@
  * executable on the hotkey path is fully static (-static-executable); a dynamic build costs
  * several milliseconds before main (BENCHMARKS.md). The few messages a clipboard client needs
  * (wl_display, wl_registry, wl_callback, wl_seat and the four data-control interfaces) are
- * written here from the protocol specifications (cwl_protocol.h holds the opcode tables).
+ * written here; their opcodes and signatures are generated from the protocol XML
+ * (cwl_protocol.h and cwl_protocol.c, by Scripts/gen-wayland-protocol.py).
  *
  * Every entry point connects on its own with a deadline (a compositor that accepts but never
- * answers cannot block it), does one job, and disconnects. No globals, no exit(), no output.
+ * answers cannot block it), does one job, and disconnects. No mutable globals, no exit(), no
+ * output (but the trace USERDEBUG_WAYLAND_DEBUG=1 asks for, on stderr: docs/wayland-debug.md).
  *
  * Errors: every function returns a cwl_status and, when it is not CWL_OK, fills the caller's
  * cwl_error with the status, the errno if a system call failed, and a one-line message naming
@@ -22,42 +24,31 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ud_shared.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Outcome of a call. */
-typedef enum cwl_status {
-    CWL_OK = 0,
-    /* WAYLAND_DISPLAY (or XDG_RUNTIME_DIR for a relative name) unset, nothing listening,
-     * connection refused, or the compositor silent past the deadline while connecting. */
-    CWL_NO_DISPLAY = 1,
-    /* A deadline passed once connected: the compositor or the selection's owner did not answer. */
-    CWL_TIMED_OUT = 2,
-    /* The compositor did not make our source the selection (another client won, or refused). */
-    CWL_NOT_OWNER = 3,
-    /* Reading: the owner does not offer the requested type. */
-    CWL_NO_CONTENT = 4,
-    /* The compositor offers no data-control protocol (or none with the primary selection). */
-    CWL_UNSUPPORTED = 5,
-    /* A system call (fork, pipe, malloc) or the Wayland protocol failed. */
-    CWL_FAILED = 6,
-    /* Reading: the selection is empty (no client owns it). */
-    CWL_NO_OWNER = 7,
-} cwl_status;
+/*
+ * Outcome of a call (UD_STATUS_VALUES, the list of every backend; here they mean):
+ * CWL_OK; CWL_NO_DISPLAY: WAYLAND_DISPLAY (or XDG_RUNTIME_DIR for a relative name) unset,
+ * nothing listening, connection refused, or the compositor silent past the deadline while
+ * connecting; CWL_TIMED_OUT: a deadline passed once connected (the compositor or the selection's
+ * owner did not answer); CWL_NOT_OWNER: the compositor did not make our source the selection
+ * (another client won, or refused); CWL_NO_CONTENT: reading, the owner does not offer the
+ * requested type; CWL_UNSUPPORTED: the compositor offers no data-control protocol (or none with
+ * the primary selection); CWL_FAILED: a system call (fork, pipe, malloc) or the Wayland protocol
+ * failed; CWL_NO_OWNER: reading, the selection is empty (no client owns it).
+ */
+typedef enum cwl_status { UD_STATUS_VALUES(CWL) } cwl_status;
 
-/* What went wrong; filled by every call that does not return CWL_OK. */
-typedef struct cwl_error {
-    cwl_status status;
-    int sys_errno;      /* errno of the failing system call, or 0 */
-    char message[240];  /* NUL-terminated, one line */
-} cwl_error;
+/* What went wrong; filled by every call that does not return CWL_OK: status, sys_errno
+ * (errno of the failing system call, or 0), message (NUL-terminated, one line). */
+UD_ERROR_TYPE(cwl_error, cwl_status);
 
-/* The selection to own or read. */
-typedef enum cwl_selection {
-    CWL_CLIPBOARD = 0,
-    CWL_PRIMARY = 1,
-} cwl_selection;
+/* The selection to own or read: CWL_CLIPBOARD, CWL_PRIMARY. */
+typedef enum cwl_selection { UD_SELECTION_VALUES(CWL) } cwl_selection;
 
 /* The data-control protocol a compositor offers. */
 typedef enum cwl_protocol {

@@ -16,45 +16,37 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ud_shared.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Outcome of a call. */
+/*
+ * Outcome of a call (UD_STATUS_VALUES, the list of every backend, and one of X11's own; here
+ * they mean): CX11_OK; CX11_NO_DISPLAY: DISPLAY unset or unparsable, nothing listening,
+ * connection refused, setup rejected, or the server silent past the deadline while connecting
+ * (sys_errno ETIMEDOUT then); CX11_TIMED_OUT: a deadline passed once connected (the selection
+ * owner or the server did not answer); CX11_NOT_OWNER: SetSelectionOwner did not make us the
+ * owner (a newer owner, or the server refused); CX11_NO_CONTENT: reading, the selection has no
+ * owner, or the owner refused the target; CX11_UNSUPPORTED: the request cannot be expressed
+ * (e.g. a target name that is empty); CX11_FAILED: a system call (fork, pipe, malloc) or the X
+ * protocol failed; CX11_NO_OWNER: reading, the selection has no owner at all (as opposed to a
+ * refused target).
+ */
 typedef enum cx11_status {
-    CX11_OK = 0,
-    /* DISPLAY unset or unparsable, nothing listening, connection refused, setup rejected, or
-     * the server silent past the deadline while connecting (sys_errno ETIMEDOUT then). */
-    CX11_NO_DISPLAY = 1,
-    /* A deadline passed once connected: the selection owner or the server did not answer. */
-    CX11_TIMED_OUT = 2,
-    /* SetSelectionOwner did not make us the owner (a newer owner, or the server refused). */
-    CX11_NOT_OWNER = 3,
-    /* Reading: the selection has no owner, or the owner refused the target. */
-    CX11_NO_CONTENT = 4,
-    /* The request cannot be expressed (e.g. a target name that is empty). */
-    CX11_UNSUPPORTED = 5,
-    /* A system call (fork, pipe, malloc) or the X protocol failed. */
-    CX11_FAILED = 6,
-    /* Reading: the selection has no owner at all (as opposed to a refused target). */
-    CX11_NO_OWNER = 7,
+    UD_STATUS_VALUES(CX11),
     /* Reading: the owner answered, but the whole read passed its overall deadline (see
      * cx11_paste_times.total): an INCR owner that trickles its chunks. */
-    CX11_TOO_SLOW = 8,
+    CX11_TOO_SLOW = UD_STATUS_BACKEND,
 } cx11_status;
 
-/* What went wrong; filled by every call that does not return CX11_OK. */
-typedef struct cx11_error {
-    cx11_status status;
-    int sys_errno;      /* errno of the failing system call, or 0 */
-    char message[240];  /* NUL-terminated, one line */
-} cx11_error;
+/* What went wrong; filled by every call that does not return CX11_OK: status, sys_errno
+ * (errno of the failing system call, or 0), message (NUL-terminated, one line). */
+UD_ERROR_TYPE(cx11_error, cx11_status);
 
-/* The selection to own or read. */
-typedef enum cx11_selection {
-    CX11_CLIPBOARD = 0,
-    CX11_PRIMARY = 1,
-} cx11_selection;
+/* The selection to own or read: CX11_CLIPBOARD, CX11_PRIMARY. */
+typedef enum cx11_selection { UD_SELECTION_VALUES(CX11) } cx11_selection;
 
 /* What the bytes are; decides the targets offered (see cx11_own). */
 typedef enum cx11_kind {
