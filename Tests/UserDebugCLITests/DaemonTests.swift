@@ -234,6 +234,31 @@ final class DaemonRun: @unchecked Sendable {
         }
     }
 
+    /// Issue 25, item 14: the menu key with no `userdebug-popup` beside the binary nor on PATH
+    /// fails with status 69 naming the cause (and a notification); it does not fall back to
+    /// `userdebug menu --popup`, which needs the same program. The daemon keeps its other keys.
+    @Test func theMenuKeyWithoutThePopupProgramFailsWith69AndTheOtherKeysWork() throws {
+        try home.file(
+            "config/config.json", #"{"hotkeys": {"Super+Alt+M": "menu", "Super+Alt+I": "copy-id"}}"#)
+        let alone = home.root.appendingPathComponent("bin-alone")
+        try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
+        let binary = alone.appendingPathComponent("userdebug").path
+        try FileManager.default.copyItem(atPath: UserDebugHome.binary, toPath: binary)
+        try withXvfb { x in
+            var environment = try environment(x)
+            environment["PATH"] = "/usr/bin:/bin"
+            let daemon = try DaemonRun(home: home, environment: environment, binary: binary)
+            defer { daemon.stop() }
+            try #require(daemon.waitFor("daemon: pid "), "\(daemon.text)")
+            try press(x, "super+alt+m")
+            #expect(daemon.waitFor("cannot start the popup menu"), "\(daemon.text)")
+            #expect(daemon.text.contains("status 69"), "\(daemon.text)")
+            try setStale(x)
+            try press(x, "super+alt+i")
+            #expect(eventually { clipboard(x) == "usr_1" }, "\(daemon.text)")
+        }
+    }
+
     @Test func aKeyAnotherProgramGrabbedIsReportedAndTheOthersWork() throws {
         try home.file("config/config.json", Self.config)
         let rc = try home.file("xbindkeysrc", "\"true\"\n  Mod4+Mod1 + i\n")

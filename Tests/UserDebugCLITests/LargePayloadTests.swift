@@ -126,6 +126,23 @@ import Testing
         }
     }
 
+    /// Issue 25, item 14: an endless pipe (no memory limit) is refused as soon as it passes the
+    /// 2 GiB limit, never read to its end: the copy exits 65 naming the limit, its peak memory is
+    /// the limit's block (not what the writer could still send), and the writer gets EPIPE.
+    @Test func anEndlessPipeIsRefusedOnceItPassesTheTwoGibibyteLimit() throws {
+        let result = try bash(
+            """
+            cat /dev/zero | /usr/bin/time -f %M -o "$WORK/rss" "$UD" copy 2> "$WORK/err"
+            echo "status=${PIPESTATUS[1]} writer=${PIPESTATUS[0]}"; cat "$WORK/err"; echo "rss=$(tail -1 "$WORK/rss")"
+            """, limit: 300)
+        #expect(result.out.hasPrefix("status=65 writer="), "\(result)")
+        // The writer was stopped by the closed pipe (SIGPIPE, or EPIPE where it is ignored).
+        #expect(!result.out.hasPrefix("status=65 writer=0\n"), "\(result)")
+        #expect(result.out.contains("standard input is larger than the 2048 MiB limit"), "\(result)")
+        let rss = result.out.split(separator: "\n").last { $0.hasPrefix("rss=") }.flatMap { Int($0.dropFirst(4)) }
+        #expect(rss.map { $0 < 2_300_000 } == true, "peak RSS \(String(describing: rss)) KiB: \(result)")
+    }
+
     @Test func anEndlessDeviceUnderAMemoryLimitIsExit65() throws {
         // /dev/zero is neither a file of known size nor a pipe: it is read until the memory
         // the process may reserve is full, then refused with a message (never a trap).
