@@ -121,6 +121,26 @@ import Testing
         BodyCase(
             name: "PHPSESSID and JSESSIONID in a form", contentType: "application/x-www-form-urlencoded",
             body: "user=zoe&PHPSESSID=\(secret)&JSESSIONID=\(secret)"),
+        // Issue 25, item 10.
+        BodyCase(
+            name: "CSV with a token column", contentType: "text/csv; charset=utf-8",
+            body: "user,token,plan\r\nzoe,\(secret),pro\r\nada,\"\(secret)\",free\r\n",
+            kept: ["user,token,plan\r\nzoe,[redacted],pro\r\nada,\"[redacted]\",free\r\n"]),
+        BodyCase(
+            name: "CSV with a quoted api key header and a quoted comma", contentType: "text/csv",
+            body: "\"name, full\",\"API Key\"\n\"zoe, z\",\(secret)\n", kept: ["\"zoe, z\",[redacted]\n"]),
+        BodyCase(
+            name: "TSV with a password column", contentType: "text/tab-separated-values",
+            body: "user\tpassword\nzoe\t\(secret)\n", kept: ["zoe\t[redacted]\n"]),
+        BodyCase(
+            name: "a key with a Cyrillic o", contentType: "application/json",
+            body: "{\"user\":\"zoe\",\"t\u{043E}ken\":\"\(secret)\"}"),
+        BodyCase(
+            name: "a key with a zero-width space and a Greek omicron", contentType: "application/json",
+            body: "{\"user\":\"zoe\",\"pass\u{200B}w\u{03BF}rd\":\"\(secret)\"}"),
+        BodyCase(
+            name: "a fullwidth key in a form", contentType: "application/x-www-form-urlencoded",
+            body: "user=zoe&%EF%BD%94%EF%BD%8F%EF%BD%8B%EF%BD%85%EF%BD%8E=\(secret)"),
     ]
 
     @Test(arguments: bodies)
@@ -233,6 +253,11 @@ import Testing
                 encoded: Encodings.base64(Array("ab".utf8) + bytes).replacingOccurrences(of: "/", with: "\\/")),
             EncodedCase(
                 name: "base64, percent-encoded", encoded: Encodings.percent(Encodings.base64(bytes), upper: false)),
+            // Issue 25, item 10.
+            EncodedCase(name: "hex", encoded: bytes.map { String($0, radix: 16).leftPadded(2) }.joined()),
+            EncodedCase(
+                name: "hex, upper case",
+                encoded: bytes.map { String($0, radix: 16, uppercase: true).leftPadded(2) }.joined()),
         ]
     }()
 
@@ -350,5 +375,12 @@ enum Encodings {
         [#"{"alg":"HS256","typ":"JWT"}"#, payload, "signature-bytes"].map {
             base64(Array($0.utf8), url: true, padded: false)
         }.joined(separator: ".")
+    }
+}
+
+extension String {
+    /// Padded with zeros on the left to `width` characters.
+    fileprivate func leftPadded(_ width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

@@ -1,7 +1,7 @@
 /// Finds known secrets in text however it carries them, and JWT-shaped values whatever their
 /// name, and replaces both with the placeholder.
 ///
-/// A secret is looked for literally, as the 6 base64 texts that stand for it inside any longer
+/// A secret is looked for literally, as hexadecimal text (either case), as the 6 base64 texts that stand for it inside any longer
 /// base64 or base64url text (3 byte offsets × 2 alphabets; only the characters whose 6 bits all
 /// come from the secret, so padding, neighbours and offset do not matter), and all of those
 /// again in the text with its escapes decoded (`EscapedText`: percent, JSON, XML references),
@@ -28,6 +28,10 @@ struct KnownSecretSearch {
         for secret in secrets where !secret.isEmpty {
             needles.append(secret)
             needles += KnownSecretSearch.base64Cores(of: secret).filter { $0.count >= Redacted.minimumSecretLength }
+            needles += [
+                KnownSecretSearch.hex(secret, digits: "0123456789abcdef"),
+                KnownSecretSearch.hex(secret, digits: "0123456789ABCDEF"),
+            ]
         }
         self.needles = needles
         failures = needles.map(KnownSecretSearch.failureTable)
@@ -103,6 +107,12 @@ struct KnownSecretSearch {
             }
         }
         return found
+    }
+
+    /// `secret` as hexadecimal text (a token hex-encoded by a backend or a log), in one case.
+    static func hex(_ secret: [UInt8], digits: StaticString) -> [UInt8] {
+        let table = digits.withUTF8Buffer { Array($0) }
+        return secret.flatMap { [table[Int($0 >> 4)], table[Int($0 & 0x0F)]] }
     }
 
     private static func failureTable(_ needle: [UInt8]) -> [Int] {

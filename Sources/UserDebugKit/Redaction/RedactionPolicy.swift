@@ -166,6 +166,39 @@ public struct RedactionPolicy: Sendable, Equatable {
         }
     }
 
+    /// `name` with the letters that look like Latin ones (Cyrillic `о` in `tоken`, Greek `ο`,
+    /// fullwidth `ｔｏｋｅｎ`) replaced by them, and invisible characters (zero-width spaces and
+    /// joiners, the word joiner, soft hyphen, BOM) left out: a name that reads as `token` is
+    /// judged as `token`. An ASCII name is returned as it is, without a look at its characters.
+    static func foldingLookalikes(_ name: String) -> String {
+        var name = name
+        if name.withUTF8({ $0.allSatisfy { $0 < 0x80 } }) { return name }
+        var folded = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars {
+            let value = scalar.value
+            if [0x00AD, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF].contains(value) { continue }
+            if (0xFF21...0xFF3A).contains(value) || (0xFF41...0xFF5A).contains(value) {
+                folded.append(Unicode.Scalar(value - 0xFEE0)!)
+            } else if let latin = lookalikes[value] {
+                folded.append(latin)
+            } else {
+                folded.append(scalar)
+            }
+        }
+        return String(folded)
+    }
+
+    /// Cyrillic and Greek letters drawn like a Latin letter in common fonts, and that letter.
+    static let lookalikes: [UInt32: Unicode.Scalar] = [
+        0x0430: "a", 0x0435: "e", 0x043E: "o", 0x0440: "p", 0x0441: "c", 0x0443: "y", 0x0445: "x",
+        0x0456: "i", 0x0458: "j", 0x0455: "s", 0x043A: "k", 0x0501: "d", 0x04BB: "h", 0x0410: "A",
+        0x0412: "B", 0x0415: "E", 0x041A: "K", 0x041C: "M", 0x041D: "H", 0x041E: "O", 0x0420: "P",
+        0x0421: "C", 0x0422: "T", 0x0425: "X", 0x0406: "I", 0x0408: "J", 0x0405: "S", 0x03BF: "o",
+        0x03B1: "a", 0x03BA: "k", 0x03BD: "v", 0x03C1: "p", 0x03C4: "t", 0x03B9: "i", 0x039F: "O",
+        0x039A: "K", 0x03A4: "T", 0x0391: "A", 0x0395: "E", 0x0399: "I", 0x039D: "N", 0x0392: "B",
+        0x0397: "H", 0x039C: "M", 0x03A1: "P", 0x03A7: "X", 0x0396: "Z",
+    ]
+
     static func joinedWords(_ name: String) -> String {
         words(of: name).joined()
     }
@@ -175,7 +208,7 @@ public struct RedactionPolicy: Sendable, Equatable {
     static func words(of name: String) -> [String] {
         var words: [String] = []
         var current: [Character] = []
-        let characters = Array(name)
+        let characters = Array(foldingLookalikes(name))
         func flush() {
             if !current.isEmpty { words.append(String(current).lowercased()) }
             current = []

@@ -12,6 +12,7 @@ extension Redactor {
     /// - XML and HTML (by type, or by a first `<`): elements and attributes named like secrets,
     ///   `value`/`content` of an element whose `name` is a secret, plist `<key>`/value pairs;
     /// - JSONP (`cb({…});`): the document inside the call;
+    /// - CSV and TSV (by type): the cells of every column whose header names a secret;
     /// - any other UTF-8 text line by line: a JSON document on a line (NDJSON, JSON text
     ///   sequences, `data: {…}` of server-sent events, log lines), and `name=value`,
     ///   `name: value` pairs whose name is secret.
@@ -36,6 +37,11 @@ extension Redactor {
             return parts
         }
         guard String(validating: body, as: UTF8.self) != nil else { return body }
+        if let delimiter = Redactor.delimiter(contentType: contentType),
+            let table = redactDelimited(body, delimiter: delimiter)
+        {
+            return table
+        }
         if Redactor.isMarkup(body, contentType: contentType) { return redactMarkup(body) }
         if let jsonp = redactJSONP(body) { return jsonp }
         return redactTextLines(body)
