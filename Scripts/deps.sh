@@ -40,6 +40,7 @@ test_packages=(
   dunst libnotify-bin                         # a real notification daemon (dunstctl history) and notify-send
   x11-apps imagemagick fonts-dejavu-core      # xwd + convert for the popup screenshot; a font for Xft
   sway xwayland weston wl-clipboard foot      # headless compositors, XWayland, and the Wayland peers (wl-copy/wl-paste)
+  cage                                        # the wlroots kiosk compositor of the clipboard contract (no data-control)
   wtype libbemenu-wayland                     # Wayland key presses (virtual keyboard) for the launcher tests; bemenu on Wayland
 )
 with_tests='' list=''
