@@ -68,8 +68,8 @@ final class Invocation: @unchecked Sendable {
         return getenv(name).map { String(cString: $0) }
     }
 
-    /// The clipboard the backend rule chooses (`BackendChoice`), the X11 one serving copies by
-    /// `policy` (which matters only to copies; a paste needs only the default).
+    /// The clipboard the backend rule chooses (`BackendChoice`), behind the `Clipboard` seam,
+    /// serving copies by `policy` (which matters only to copies; a paste needs only the default).
     /// - Throws: a bad `--backend` (exit 64) or config file (exit 78).
     func clipboard(policy: OwnerPolicy = OwnerPolicy(callerExitsSoon: true)) throws -> ClipboardRoute {
         let choice = try backendChoice()
