@@ -47,8 +47,10 @@ struct ClipboardRouteError: Error, Sendable {
 struct ClipboardRoute {
     /// The choice and its reason.
     let choice: BackendChoice
-    /// The backend `choice.route` names; nil when it is `.unavailable`.
-    let backend: (any Clipboard)?
+    /// The backend `choice.route` names (`NoClipboard` when it is `.unavailable`, never called).
+    /// Not an optional: copying an `Optional<any Clipboard>` makes the runtime build that type's
+    /// metadata from its mangled name, about 10,000 instructions on every hotkey copy.
+    let backend: any Clipboard
     /// Where the Wayland backend connects: the read-back of the bridge check.
     let wayland: WaylandEndpoint
 
@@ -61,7 +63,7 @@ struct ClipboardRoute {
     /// read it back: it fails, naming the fix. A failed copy's owner process is stopped, so the
     /// value is not served on.
     func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardRouteError) {
-        guard let backend else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
+        guard choice.route != .unavailable else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
         let owner: OwnerProcess?
         do throws(ClipboardError) {
             owner = try backend.serve(payload, to: selection, options: options)
@@ -89,7 +91,7 @@ struct ClipboardRoute {
     func paste(selection: SelectionName, target: String, timeout: Double, to fd: Int32) throws(ClipboardRouteError)
         -> Bool
     {
-        guard let backend else { return false }
+        guard choice.route != .unavailable else { return false }
         do throws(ClipboardError) {
             try backend.paste(selection: selection, target: target, timeout: timeout, to: fd)
             return true
@@ -100,12 +102,24 @@ struct ClipboardRoute {
 
     /// Reads `selection` as `target` through the chosen backend.
     func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardRouteError) -> [UInt8] {
-        guard let backend else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
+        guard choice.route != .unavailable else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
         do throws(ClipboardError) {
             return try backend.paste(selection: selection, target: target, timeout: timeout)
         } catch {
             throw ClipboardRouteError(problem: .backend(error), choice: choice)
         }
+    }
+}
+
+/// The backend of `BackendChoice.Route.unavailable`: the route refuses before calling it, so its
+/// calls only say that there is no clipboard.
+struct NoClipboard: Clipboard {
+    func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardError) {
+        throw .noDisplay(reason: "no clipboard")
+    }
+
+    func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
+        throw .noDisplay(reason: "no clipboard")
     }
 }
 
