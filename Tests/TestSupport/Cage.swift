@@ -19,10 +19,15 @@ public final class Cage: @unchecked Sendable {
     public let process: Spawned
     /// The account it runs as.
     public let account: TestUser.Account
+    /// Its application's pid (the shell, then `sleep`).
+    private let app: Int32
     private var stopped = false
 
-    private init(runtimeDir: String, socket: String, xDisplay: String, process: Spawned, account: TestUser.Account) {
+    private init(
+        runtimeDir: String, socket: String, xDisplay: String, process: Spawned, app: Int32, account: TestUser.Account
+    ) {
         self.runtimeDir = runtimeDir
+        self.app = app
         self.socket = socket
         self.xDisplay = xDisplay
         self.process = process
@@ -45,7 +50,10 @@ public final class Cage: @unchecked Sendable {
             "PATH": "/usr/bin:/bin", "HOME": dir, "XDG_RUNTIME_DIR": dir, "WLR_BACKENDS": "headless",
             "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman", "LANG": "C.UTF-8",
         ]
-        let script = "echo \"$DISPLAY\" > \(dir)/display.tmp && mv \(dir)/display.tmp \(dir)/display; exec sleep 600"
+        // The application's pid first (it outlives a killed cage: `stop` ends it by that pid).
+        let script =
+            "echo $$ > \(dir)/app; echo \"$DISPLAY\" > \(dir)/display.tmp && mv \(dir)/display.tmp \(dir)/display; "
+            + "exec sleep 600"
         let process = try Spawned.start(
             TestUser.runningAs(account) + ["/usr/bin/cage", "--", "/bin/sh", "-c", script], environment: environment)
         var display: String?
@@ -55,39 +63,36 @@ public final class Cage: @unchecked Sendable {
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             return access(socket, F_OK) == 0 && !(display ?? "").isEmpty || processExited(process.pid)
         }
-        guard let display, !display.isEmpty, access(socket, F_OK) == 0 else {
-            stopTree(process, account: account, display: nil)
+        let app = readWholeFile(dir + "/app").flatMap {
+            Int32(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        guard let display, !display.isEmpty, access(socket, F_OK) == 0, let app else {
+            stopTree(process, account: account, display: nil, app: app)
             try? FileManager.default.removeItem(atPath: dir)
             throw FixtureError("cage did not start in \(dir) (DISPLAY \(display ?? "none"))")
         }
-        return Cage(runtimeDir: dir, socket: socket, xDisplay: display, process: process, account: account)
+        return Cage(
+            runtimeDir: dir, socket: socket, xDisplay: display, process: process, app: app, account: account)
     }
 
     /// Kills cage, its application and its XWayland by pid; removes its directory.
     public func stop() {
         guard !stopped else { return }
         stopped = true
-        Self.stopTree(process, account: account, display: xDisplay)
+        Self.stopTree(process, account: account, display: xDisplay, app: app)
         try? FileManager.default.removeItem(atPath: runtimeDir)
     }
 
-    private static func stopTree(_ process: Spawned, account: TestUser.Account, display: String?) {
+    private static func stopTree(_ process: Spawned, account: TestUser.Account, display: String?, app: Int32?) {
         // wlroots double-forks XWayland, so it is not cage's child: found by its DISPLAY and owner.
-        let xwayland = display.map { Self.pids(owner: account.uid, commandPrefix: "Xwayland\0\($0)\0") } ?? []
+        let xwayland = display.map { Sway.pids(owner: account.uid, commandPrefix: "Xwayland\0\($0)\0") } ?? []
         for child in Sway.childPids(of: process.pid) { _ = Glibc.kill(child, SIGKILL) }
         process.kill(SIGKILL)
         process.wait()
         for pid in xwayland { _ = Glibc.kill(pid, SIGKILL) }
-    }
-
-    private static func pids(owner: uid_t, commandPrefix: String) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { Int32($0) }.filter { pid in
-            var info = stat()
-            guard stat("/proc/\(pid)", &info) == 0, info.st_uid == owner,
-                let line = readWholeFile("/proc/\(pid)/cmdline")
-            else { return false }
-            return line.starts(with: Array(commandPrefix.utf8))
+        // A pid of the account that still runs `sleep`: the application, even after cage was killed.
+        if let app, !processExited(app), Sway.pids(owner: account.uid, commandPrefix: "sleep\0").contains(app) {
+            _ = Glibc.kill(app, SIGKILL)
         }
     }
 }
