@@ -72,7 +72,7 @@ extension CWLCalls {
     /// `cwl_own`: returns the serving process's id.
     static func own(
         _ payload: Payload, selection name: SelectionName, options: CopyOptions, display: String?,
-        runtimeDir: String?, policy: (singleFork: Bool, reuse: Bool, new: Bool)
+        runtimeDir: String?, policy: OwnerPolicy
     ) throws(ClipboardError) -> Int32 {
         var pid: pid_t = 0
         var err = cwl_error()
@@ -88,7 +88,7 @@ extension CWLCalls {
     /// process's id or the copy's failure.
     static func ownIfDataControl(
         _ payload: Payload, selection name: SelectionName, options: CopyOptions, display: String?,
-        runtimeDir: String?, policy: (singleFork: Bool, reuse: Bool, new: Bool)
+        runtimeDir: String?, policy: OwnerPolicy
     ) -> (probe: WaylandProbe, copy: Result<Int32, ClipboardError>?) {
         var pid: pid_t = 0
         var err = cwl_error()
@@ -113,7 +113,8 @@ extension CWLCalls {
     ) -> Int32? {
         var pid: pid_t = 0
         var err = cwl_error()
-        let status = withOwnOptions(payload, name, options, display, runtimeDir, (true, true, false)) { o, bytes in
+        let policy = OwnerPolicy(callerExitsSoon: true)
+        let status = withOwnOptions(payload, name, options, display, runtimeDir, policy) { o, bytes in
             cwl_hand(&o, bytes.baseAddress, bytes.count, &pid, &err)
         }
         return status == CWL_OK ? pid : nil
@@ -122,7 +123,7 @@ extension CWLCalls {
     /// Calls `body` with the `cwl_own_options` of this copy and its bytes.
     private static func withOwnOptions(
         _ payload: Payload, _ name: SelectionName, _ options: CopyOptions, _ display: String?, _ runtimeDir: String?,
-        _ policy: (singleFork: Bool, reuse: Bool, new: Bool),
+        _ policy: OwnerPolicy,
         _ body: (inout cwl_own_options, UnsafeBufferPointer<UInt8>) -> cwl_status
     ) -> cwl_status {
         let kind: cwl_kind =
@@ -139,8 +140,9 @@ extension CWLCalls {
                     is_secret: payload.isSecret ? 1 : 0, connect_timeout: options.connectTimeout,
                     transfer_timeout: options.transferTimeout,
                     clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
-                    lifetime: options.lifetime ?? 0, single_fork: policy.singleFork ? 1 : 0,
-                    reuse_owner: policy.reuse ? 1 : 0, new_owner: policy.new ? 1 : 0, probed: nil, skip_hand: 0)
+                    lifetime: options.lifetime ?? 0, single_fork: policy.callerExitsSoon ? 1 : 0,
+                    reuse_owner: policy.reuseOwner ? 1 : 0, new_owner: policy.newOwner ? 1 : 0, probed: nil,
+                    skip_hand: 0)
                 return payload.withUnsafeBytes { body(&o, $0.assumingMemoryBound(to: UInt8.self)) }
             }
         }

@@ -16,28 +16,29 @@ public struct WaylandClipboard: Clipboard {
     public let display: String?
     /// The directory of a relative socket name; nil reads `$XDG_RUNTIME_DIR`.
     public let runtimeDir: String?
-    /// Whether the caller exits right after copying (a command-line tool): the serving process
-    /// is then forked once instead of twice.
-    public let callerExitsSoon: Bool
-    /// If a serving process of ours already serves the selection on this compositor (one started
-    /// with `reuseOwner`), hand it the content over a local socket instead of connecting and
-    /// forking; it makes a new source the selection and confirms it before the copy returns.
-    /// Payloads up to 4 MiB; anything else, or no such process, owns as usual, and the new
-    /// owner listens for the next copies.
-    public let reuseOwner: Bool
-    /// With `reuseOwner`: start a new serving process anyway (it takes the next copies).
-    public let newOwner: Bool
+    /// How copies are served: the owner process forked once or twice (`callerExitsSoon`), and
+    /// the resident owner (`reuseOwner`, `newOwner`): if a serving process of ours already serves
+    /// the selection on this compositor, the content is handed to it over a local socket instead
+    /// of connecting and forking; it makes a new source the selection and confirms it before the
+    /// copy returns. Payloads up to 4 MiB; anything else, or no such process, owns as usual, and
+    /// the new owner listens for the next copies. `handOffAtOnce` has no Wayland counterpart.
+    public let policy: OwnerPolicy
 
-    /// A clipboard on `display` (nil: `$WAYLAND_DISPLAY`).
+    /// A clipboard on `display` (nil: `$WAYLAND_DISPLAY`) serving copies by `policy`.
+    public init(display: String? = nil, runtimeDir: String? = nil, policy: OwnerPolicy) {
+        self.display = display
+        self.runtimeDir = runtimeDir
+        self.policy = policy
+    }
+
+    /// A clipboard on `display` (nil: `$WAYLAND_DISPLAY`) with an `OwnerPolicy` of these settings.
     public init(
         display: String? = nil, runtimeDir: String? = nil, callerExitsSoon: Bool = false, reuseOwner: Bool = true,
         newOwner: Bool = false
     ) {
-        self.display = display
-        self.runtimeDir = runtimeDir
-        self.callerExitsSoon = callerExitsSoon
-        self.reuseOwner = reuseOwner
-        self.newOwner = newOwner
+        self.init(
+            display: display, runtimeDir: runtimeDir,
+            policy: OwnerPolicy(reuseOwner: reuseOwner, newOwner: newOwner, callerExitsSoon: callerExitsSoon))
     }
 
     /// Connects to `display` (nil: `$WAYLAND_DISPLAY`; a name under `runtimeDir`, nil:
@@ -57,6 +58,13 @@ public struct WaylandClipboard: Clipboard {
         _ = try own(payload, to: selection, options: options)
     }
 
+    /// `own` for the `Clipboard` seam: the process serving the copy.
+    public func serve(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardError)
+        -> OwnerProcess?
+    {
+        OwnerProcess(pid: try own(payload, to: selection, options: options))
+    }
+
     /// Like `copy`, and returns the id of the process that serves the selection (it exits when
     /// another client takes the selection, the lifetime ends, or the compositor goes away).
     @discardableResult
@@ -65,14 +73,14 @@ public struct WaylandClipboard: Clipboard {
     {
         try CWLCalls.own(
             payload, selection: selection, options: options, display: display, runtimeDir: runtimeDir,
-            policy: (callerExitsSoon, reuseOwner, newOwner))
+            policy: policy)
     }
 
     /// Asks the compositor what `probe` asks and copies on that same connection, only if the
     /// answer allows it: one connect and one registry round trip serve a caller that chooses the
     /// backend from the answer (as `probe` would, within `options.connectTimeout`) and the copy.
     /// When the compositor offers data-control with a seat, the copy goes on as `own` does (but
-    /// without trying a serving process of ours first: call `handToResidentOwner` before) and
+    /// without trying a serving process of ours first: call `residentOwnerTaking` before) and
     /// `outcome` is its result (the serving process's id, or the failure); otherwise `outcome`
     /// is nil and nothing was set.
     public func ownIfDataControl(
@@ -80,7 +88,7 @@ public struct WaylandClipboard: Clipboard {
     ) -> (probe: WaylandProbe, outcome: Result<Int32, ClipboardError>?) {
         let (probe, copy) = CWLCalls.ownIfDataControl(
             payload, selection: selection, options: options, display: display, runtimeDir: runtimeDir,
-            policy: (callerExitsSoon, reuseOwner, newOwner))
+            policy: policy)
         return (probe, copy)
     }
 
@@ -89,10 +97,17 @@ public struct WaylandClipboard: Clipboard {
     /// selection and confirms it before answering. Talks to no compositor and forks nothing, so a
     /// caller can try it before asking the compositor anything. Returns the serving process's id,
     /// or nil when none took the copy (nothing changed; payloads over 4 MiB are never handed).
-    public func handToResidentOwner(
+    public func residentOwnerTaking(
         _ payload: Payload, to selection: SelectionName = .clipboard, options: CopyOptions = CopyOptions()
     ) -> Int32? {
         CWLCalls.hand(payload, selection: selection, options: options, display: display, runtimeDir: runtimeDir)
+    }
+
+    /// The resident hand-off of the `Clipboard` seam: `residentOwnerTaking(_:to:options:)`, when
+    /// `policy` reuses owners and asks for no new one.
+    public func handToResidentOwner(_ payload: Payload, to selection: SelectionName, options: CopyOptions) -> Bool {
+        guard policy.reuseOwner, !policy.newOwner else { return false }
+        return residentOwnerTaking(payload, to: selection, options: options) != nil
     }
 
     /// Reads `selection` as `target` (a MIME type; `UTF8_STRING`: the best text type offered;

@@ -20,12 +20,23 @@ public struct X11Clipboard: Clipboard {
     public let authority: String?
     /// How copies are served (owner process, reuse, hand-off), and whether the caller exits soon.
     public let policy: OwnerPolicy
+    /// The bound on connecting to the X server for a paste (the socket, the X setup, the first
+    /// round trip): `clipboard.connectTimeoutSeconds`. A copy's is its `CopyOptions`'.
+    public let connectTimeout: Double
+    /// The bound on a whole paste (and 1 s per 256 KiB received): `clipboard.pasteDeadlineSeconds`.
+    public let pasteDeadline: Double
 
-    /// A clipboard on `display` (nil: `$DISPLAY`) serving copies by `policy`.
-    public init(display: String?, authority: String? = nil, policy: OwnerPolicy = OwnerPolicy()) {
+    /// A clipboard on `display` (nil: `$DISPLAY`) serving copies by `policy`, its pastes bounded
+    /// by `connectTimeout` and `pasteDeadline`.
+    public init(
+        display: String?, authority: String? = nil, policy: OwnerPolicy = OwnerPolicy(),
+        connectTimeout: Double = CopyOptions().connectTimeout, pasteDeadline: Double = CopyOptions().pasteDeadline
+    ) {
         self.display = display
         self.authority = authority
         self.policy = policy
+        self.connectTimeout = connectTimeout
+        self.pasteDeadline = pasteDeadline
     }
 
     /// Owns `selection` with `payload` and serves it from a detached process.
@@ -45,6 +56,13 @@ public struct X11Clipboard: Clipboard {
         return OwnerProcess(pid: pid)
     }
 
+    /// `own` for the `Clipboard` seam: the process serving the copy.
+    public func serve(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardError)
+        -> OwnerProcess?
+    {
+        try own(payload, to: selection, options: options)
+    }
+
     /// Whether the X server on `display` is XWayland (the XWAYLAND extension, or a RandR monitor
     /// named `XWAYLAND<N>`), asked within `timeout` seconds on a connection of its own; nil when
     /// no server answers. Costs a connection and two or three round trips: ask only where the
@@ -53,21 +71,8 @@ public struct X11Clipboard: Clipboard {
         try? CX11Calls.isXWayland(display: display, authority: authority, timeout: timeout)
     }
 
-    /// Stops the process `owner` serving a copy that must not be served (one whose check after
-    /// the copy failed), at once: SIGKILL, so that it hands nothing to a clipboard manager on its
-    /// way out, and the X server drops its selection with its connection. Only a process running
-    /// this very executable is signalled (the id of one that left may have been reused).
-    public static func stop(_ owner: OwnerProcess) {
-        guard owner.pid > 0, runsThisExecutable(owner.pid) else { return }
-        kill(owner.pid, SIGKILL)
-    }
-
-    private static func runsThisExecutable(_ pid: Int32) -> Bool {
-        var theirs = stat()
-        var ours = stat()
-        return stat("/proc/\(pid)/exe", &theirs) == 0 && stat("/proc/self/exe", &ours) == 0
-            && theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino
-    }
+    /// Stops the process `owner` serving a copy that must not be served: `OwnerProcess.stop`.
+    public static func stop(_ owner: OwnerProcess) { owner.stop() }
 
     /// Reads `selection` converted to `target`, following INCR, keeping NUL bytes.
     /// Throws `.noContent` when there is no owner or it refuses the target.
@@ -76,11 +81,19 @@ public struct X11Clipboard: Clipboard {
     /// Xt programs) is read as `STRING` and its Latin-1 converted to UTF-8, as xclip does.
     /// `TARGETS` comes back as the owner sent it: 32-bit atom ids in native byte order, not names.
     ///
-    /// Connecting is bounded by `CopyOptions().connectTimeout` (1 s), as a copy's is, and the
-    /// whole read by `CopyOptions().pasteDeadline`; see
-    /// `paste(selection:target:timeout:connectTimeout:deadline:)`.
+    /// Connecting is bounded by `connectTimeout` (1 s by default), as a copy's is, and the
+    /// whole read by `pasteDeadline`; see `paste(selection:target:timeout:connectTimeout:deadline:)`.
     public func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
-        try paste(selection: selection, target: target, timeout: timeout, connectTimeout: CopyOptions().connectTimeout)
+        try paste(
+            selection: selection, target: target, timeout: timeout, connectTimeout: connectTimeout,
+            deadline: pasteDeadline)
+    }
+
+    /// `paste(selection:target:timeout:to:)` bounded by `connectTimeout` and `pasteDeadline`.
+    public func paste(selection: SelectionName, target: String, timeout: Double, to fd: Int32) throws(ClipboardError) {
+        try paste(
+            selection: selection, target: target, timeout: timeout, connectTimeout: connectTimeout,
+            deadline: pasteDeadline, to: fd)
     }
 
     /// `paste(selection:target:timeout:)` with connecting (the socket, the X setup, the first
@@ -106,8 +119,7 @@ public struct X11Clipboard: Clipboard {
     /// Connecting is bounded by `connectTimeout` within `timeout`, and the whole read by
     /// `deadline`, as in `paste(selection:target:timeout:connectTimeout:deadline:)`.
     public func paste(
-        selection: SelectionName, target: String, timeout: Double,
-        connectTimeout: Double = CopyOptions().connectTimeout, deadline: Double = CopyOptions().pasteDeadline,
+        selection: SelectionName, target: String, timeout: Double, connectTimeout: Double, deadline: Double,
         to fd: Int32
     ) throws(ClipboardError) {
         try CX11Calls.paste(
@@ -130,10 +142,4 @@ public struct X11Clipboard: Clipboard {
         }
         return out
     }
-}
-
-/// The detached process serving a selection taken by `X11Clipboard.own`.
-public struct OwnerProcess: Sendable, Hashable {
-    /// Its process id. It is not the caller's child, so the caller never has to reap it.
-    public let pid: Int32
 }

@@ -58,7 +58,7 @@ public final class X11SelectionHost {
     /// returns once the X server confirmed it.
     public func copy(
         _ payload: Payload, options: CopyOptions = CopyOptions(),
-        policy: X11Clipboard.OwnerPolicy = X11Clipboard.OwnerPolicy()
+        policy: OwnerPolicy = OwnerPolicy()
     ) throws(ClipboardError) {
         var err = cx11_error()
         let time = eventTime
@@ -88,7 +88,7 @@ public final class X11SelectionHost {
     /// copies), with what is left of a secret's clear and of the lifetime; nil when it owns
     /// nothing. Bounded by `options.connectTimeout`.
     @discardableResult
-    public func handOver(options: CopyOptions = CopyOptions(), policy: X11Clipboard.OwnerPolicy)
+    public func handOver(options: CopyOptions = CopyOptions(), policy: OwnerPolicy)
         throws(ClipboardError) -> OwnerProcess?
     {
         var err = cx11_error()

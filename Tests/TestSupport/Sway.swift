@@ -99,7 +99,7 @@ public final class Sway: @unchecked Sendable {
     }
 
     /// The processes of `owner` whose command line (NUL-separated) starts with `commandPrefix`.
-    private static func pids(owner: uid_t, commandPrefix: String) -> [Int32] {
+    static func pids(owner: uid_t, commandPrefix: String) -> [Int32] {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { Int32($0) }.filter { pid in
             var info = stat()

@@ -57,10 +57,10 @@ public final class Xvfb: @unchecked Sendable {
     /// Our clipboard on this display with a new owner process for every copy, asked for
     /// explicitly (the backend's default reuses one): most tests watch the process that serves
     /// each copy, its pid, its descriptors, its exit. The resident owner's tests use `clipboard(_:)`.
-    public var clipboard: X11Clipboard { clipboard(X11Clipboard.OwnerPolicy(reuseOwner: false)) }
+    public var clipboard: X11Clipboard { clipboard(OwnerPolicy(reuseOwner: false)) }
 
     /// Our clipboard on this display serving copies by `policy`.
-    public func clipboard(_ policy: X11Clipboard.OwnerPolicy) -> X11Clipboard {
+    public func clipboard(_ policy: OwnerPolicy) -> X11Clipboard {
         X11Clipboard(display: display, policy: policy)
     }
 

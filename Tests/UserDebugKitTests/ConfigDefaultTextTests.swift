@@ -12,8 +12,8 @@ let shippedConfigPath: String = {
 }()
 
 /// Every default the kit owns is the one the file writes: `RetentionPolicy`, `Config.Output`,
-/// `CopyOptions`, the redaction, actions and backend sections. The file's owner-process keys are
-/// the X11 backend's to default; X11ClipboardTests checks them against `X11Clipboard.OwnerPolicy`.
+/// `CopyOptions`, the redaction, actions and backend sections. The file's owner-process keys
+/// default in `OwnerPolicy`; OwnerPolicyTests.swift checks them against it.
 @Test func theShippedConfigMeansExactlyTheDefaults() throws {
     try #require(access(shippedConfigPath, R_OK) == 0, "\(shippedConfigPath)")
     let config = try Config.load(path: shippedConfigPath)

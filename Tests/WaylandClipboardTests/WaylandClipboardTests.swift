@@ -186,16 +186,16 @@ import UserDebugKit
     @Test func aCopyIsHandedToTheServingProcessWithoutTheCompositorOnlyWhileOneServes() throws {
         try withSway { sway in
             let clipboard = sway.clipboard(reuseOwner: true)
-            #expect(clipboard.handToResidentOwner(Payload(bytes: Array("none".utf8), kind: .text)) == nil)
+            #expect(clipboard.residentOwnerTaking(Payload(bytes: Array("none".utf8), kind: .text)) == nil)
             let first = try clipboard.own(Payload(bytes: Array("one".utf8), kind: .text))
             defer { kill(first, SIGKILL) }
             #expect(eventually { residentListens(sway) }, "the owner does not listen for the next copy")
-            let handed = clipboard.handToResidentOwner(Payload(bytes: Array("two".utf8), kind: .text))
+            let handed = clipboard.residentOwnerTaking(Payload(bytes: Array("two".utf8), kind: .text))
             #expect(handed == first, "the copy was not handed to the serving process")
             #expect(try wlPaste(sway).bytes == Array("two".utf8))
             try wlCopy(sway, Array("theirs".utf8))
             #expect(eventually { processExited(first) }, "our owner stayed after another client copied")
-            #expect(clipboard.handToResidentOwner(Payload(bytes: Array("three".utf8), kind: .text)) == nil)
+            #expect(clipboard.residentOwnerTaking(Payload(bytes: Array("three".utf8), kind: .text)) == nil)
             #expect(try wlPaste(sway).bytes == Array("theirs".utf8))
         }
     }

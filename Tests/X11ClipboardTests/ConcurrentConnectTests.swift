@@ -72,7 +72,7 @@ struct ConcurrentConnectTests {
         try writeWildcardXauthority(authority, cookie: (0..<16).map { _ in UInt8.random(in: 0...255) })
         try withXvfb(authority: authority) { x in
             let clipboard = X11Clipboard(
-                display: x.display, authority: authority, policy: X11Clipboard.OwnerPolicy(reuseOwner: false))
+                display: x.display, authority: authority, policy: OwnerPolicy(reuseOwner: false))
             let owner = try clipboard.own(Payload(text: "read by sixteen threads"))
             defer { kill(owner.pid, SIGKILL) }
             let reads = atOnce(threads: 16) { _ in

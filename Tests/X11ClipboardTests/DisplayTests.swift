@@ -108,7 +108,7 @@ struct DisplayTests {
         var maskAfter = sigset_t()
         sigaction(signal, nil, &before)
         pthread_sigmask(SIG_SETMASK, nil, &maskBefore)
-        let clipboard = X11Clipboard(display: silent.display, policy: X11Clipboard.OwnerPolicy(callerExitsSoon: true))
+        let clipboard = X11Clipboard(display: silent.display, policy: OwnerPolicy(callerExitsSoon: true))
         let outcome = Result { () throws(ClipboardError) in
             try clipboard.copy(Payload(text: "x"), options: CopyOptions(connectTimeout: 0.3))
         }

@@ -7,7 +7,7 @@ import X11Clipboard
 @Suite("Clipboard manager hand-off", .processDeadline(600), .desktopTier)
 struct ManagerTests {
     /// Handing off at once, with a new owner per copy as every test here watches its own owner.
-    let handingOff = X11Clipboard.OwnerPolicy(handOffAtOnce: true, reuseOwner: false)
+    let handingOff = OwnerPolicy(handOffAtOnce: true, reuseOwner: false)
 
     /// Debian's cinnamon-settings-daemon clipboard plugin (csd-clipboard) implements SAVE_TARGETS
     /// and fetches everything with one MULTIPLE request.
@@ -92,7 +92,7 @@ struct ManagerTests {
                 manager.wait()
             }
             #expect(manager.receiveLine() == "owning")
-            let owner = try x.clipboard(X11Clipboard.OwnerPolicy(handOffTimeout: 0.3, reuseOwner: false)).own(
+            let owner = try x.clipboard(OwnerPolicy(handOffTimeout: 0.3, reuseOwner: false)).own(
                 Payload(text: "nobody saves me"))
             kill(owner.pid, SIGTERM)
             #expect(eventually { processExited(owner.pid) })

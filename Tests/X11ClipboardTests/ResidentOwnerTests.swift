@@ -9,7 +9,7 @@ import X11Clipboard
 @Suite("The resident owner", .processDeadline(600), .desktopTier)
 struct ResidentOwnerTests {
     /// The backend's default policy: a resident owner that takes the next copies.
-    private func resident(_ x: Xvfb) -> X11Clipboard { x.clipboard(X11Clipboard.OwnerPolicy()) }
+    private func resident(_ x: Xvfb) -> X11Clipboard { x.clipboard(OwnerPolicy()) }
 
     private func read(_ x: Xvfb, target: String = "UTF8_STRING") throws -> [UInt8] {
         try Peer.read(["xclip", "-o", "-selection", "clipboard", "-t", target], environment: x.environment).bytes
@@ -329,7 +329,7 @@ struct ResidentOwnerTests {
         try withXvfb { x in
             let first = try resident(x).own(Payload(text: "first"))
             #expect(eventually { isListening(x) })
-            let second = try x.clipboard(X11Clipboard.OwnerPolicy(newOwner: true)).own(Payload(text: "second"))
+            let second = try x.clipboard(OwnerPolicy(newOwner: true)).own(Payload(text: "second"))
             #expect(second.pid != first.pid)
             #expect(eventually { processExited(first.pid) })
             expectSameBytes(try read(x), Array("second".utf8))
@@ -374,7 +374,7 @@ struct ResidentOwnerTests {
 
     @Test func withoutReuseOwnerNothingListens() throws {
         try withXvfb { x in
-            let owner = try x.clipboard(X11Clipboard.OwnerPolicy(reuseOwner: false)).own(Payload(text: "alone"))
+            let owner = try x.clipboard(OwnerPolicy(reuseOwner: false)).own(Payload(text: "alone"))
             usleep(200_000)
             #expect(!isListening(x))
             let next = try resident(x).own(Payload(text: "next"))

@@ -103,7 +103,7 @@ enum X11Finding: Sendable, Equatable {
     /// completes the X setup and finds the owner, through the X11 backend's public reader.
     static func probe(_ display: String?, timeout: Double) -> X11Finding {
         guard let display, !display.isEmpty else { return .notSet }
-        let reader = X11Clipboard(display: display, policy: X11Clipboard.OwnerPolicy(callerExitsSoon: true))
+        let reader = X11Clipboard(display: display, policy: OwnerPolicy(callerExitsSoon: true))
         do throws(ClipboardError) {
             _ = try reader.paste(selection: .clipboard, target: "TARGETS", timeout: timeout)
             return .answers(clipboardOwned: true)

@@ -159,7 +159,7 @@ final class Daemon {
         do throws(ClipboardError) {
             _ = try host.service()  // a copy that took the selection from us since
             guard host.owns else { return }
-            var policy = X11Clipboard.OwnerPolicy()
+            var policy = OwnerPolicy()
             if let reuse = config.clipboardOwner.reuseOwner { policy.reuseOwner = reuse }
             if let owner = try host.handOver(options: config.clipboard, policy: policy) {
                 Daemon.log("the clipboard is served by pid \(owner.pid) from now on")

@@ -1,5 +1,4 @@
 import UserDebugKit
-import X11Clipboard
 
 #if canImport(Glibc)
     import Glibc
@@ -41,21 +40,19 @@ struct ClipboardRouteError: Error, Sendable {
     }
 }
 
-/// The clipboard of one command: the backend the rule chose, and the check that an X11 copy made
-/// under a Wayland compositor with data-control reached Wayland clients.
+/// The clipboard of one command: the backend the rule chose, behind the `Clipboard` seam (X11,
+/// Wayland data-control, or the daemon's in-process owner), and the check that an X11 copy made
+/// under a Wayland compositor reached Wayland clients. Nothing here knows which backend it is
+/// talking to beyond the rule's `choice.route`.
 struct ClipboardRoute {
     /// The choice and its reason.
     let choice: BackendChoice
-    /// The X11 backend, used when `choice.route` is `.x11`.
-    let x11: X11Clipboard
-    /// Where the Wayland backend connects.
+    /// The backend `choice.route` names (`NoClipboard` when it is `.unavailable`, never called).
+    /// Not an optional: copying an `Optional<any Clipboard>` makes the runtime build that type's
+    /// metadata from its mangled name, about 10,000 instructions on every hotkey copy.
+    let backend: any Clipboard
+    /// Where the Wayland backend connects: the read-back of the bridge check.
     let wayland: WaylandEndpoint
-    /// The bound on connecting to the X server for a paste (`clipboard.connectTimeoutSeconds`).
-    var connectTimeout: Double = CopyOptions().connectTimeout
-    /// The bound on a whole X11 paste (`clipboard.pasteDeadlineSeconds`, and 1 s per 256 KiB).
-    var pasteDeadline: Double = CopyOptions().pasteDeadline
-    /// The daemon's in-process owner: X11 copies to its selection go to it (no owner process).
-    var host: X11SelectionHost? = nil
 
     /// Makes `payload` the content of `selection` through the chosen backend. After an X11 copy
     /// while a compositor of ours offers data-control (a forced `x11` on sway or KDE, with
@@ -67,19 +64,9 @@ struct ClipboardRoute {
     /// value is not served on.
     func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardRouteError) {
         guard choice.route != .unavailable else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
-        var owner: OwnerProcess? = nil
+        let owner: OwnerProcess?
         do throws(ClipboardError) {
-            switch choice.route {
-            case .unavailable: return
-            case .wayland:
-                try wayland.clipboard(policy: x11.policy).copy(payload, to: selection, options: options)
-            case .x11:
-                if let host, host.selection == selection {
-                    try host.copy(payload, options: options, policy: x11.policy)
-                } else {
-                    owner = try x11.own(payload, to: selection, options: options)
-                }
-            }
+            owner = try backend.serve(payload, to: selection, options: options)
         } catch {
             throw ClipboardRouteError(problem: .backend(error), choice: choice)
         }
@@ -90,29 +77,23 @@ struct ClipboardRoute {
         if case .dataControl = finding {
             guard wayland.selectionCarries(payload, selection: selection, within: max(2, options.connectTimeout))
             else {
-                owner.map(X11Clipboard.stop)
+                owner?.stop()
                 throw ClipboardRouteError(problem: .notBridged, choice: seen)
             }
-        } else if wayland.unreachable(finding), x11.isXWayland(timeout: options.connectTimeout) == true {
-            owner.map(X11Clipboard.stop)
+        } else if wayland.unreachable(finding), backend.isXWayland(timeout: options.connectTimeout) == true {
+            owner?.stop()
             throw ClipboardRouteError(problem: .waylandUnreachable(wayland.unreachableDetail(finding)), choice: seen)
         }
     }
 
     /// Streams `selection` as `target` to the descriptor `fd` as it arrives (a large selection is
-    /// never held in memory) and says whether it did; false: no backend, use `paste`.
+    /// never held in memory where the backend streams) and says whether it did; false: no backend.
     func paste(selection: SelectionName, target: String, timeout: Double, to fd: Int32) throws(ClipboardRouteError)
         -> Bool
     {
+        guard choice.route != .unavailable else { return false }
         do throws(ClipboardError) {
-            switch choice.route {
-            case .unavailable: return false
-            case .wayland: try wayland.clipboard().paste(selection: selection, target: target, timeout: timeout, to: fd)
-            case .x11:
-                try x11.paste(
-                    selection: selection, target: target, timeout: timeout, connectTimeout: connectTimeout,
-                    deadline: pasteDeadline, to: fd)
-            }
+            try backend.paste(selection: selection, target: target, timeout: timeout, to: fd)
             return true
         } catch {
             throw ClipboardRouteError(problem: .backend(error), choice: choice)
@@ -123,17 +104,22 @@ struct ClipboardRoute {
     func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardRouteError) -> [UInt8] {
         guard choice.route != .unavailable else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
         do throws(ClipboardError) {
-            switch choice.route {
-            case .unavailable: return []
-            case .wayland: return try wayland.clipboard().paste(selection: selection, target: target, timeout: timeout)
-            case .x11:
-                return try x11.paste(
-                    selection: selection, target: target, timeout: timeout, connectTimeout: connectTimeout,
-                    deadline: pasteDeadline)
-            }
+            return try backend.paste(selection: selection, target: target, timeout: timeout)
         } catch {
             throw ClipboardRouteError(problem: .backend(error), choice: choice)
         }
+    }
+}
+
+/// The backend of `BackendChoice.Route.unavailable`: the route refuses before calling it, so its
+/// calls only say that there is no clipboard.
+struct NoClipboard: Clipboard {
+    func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardError) {
+        throw .noDisplay(reason: "no clipboard")
+    }
+
+    func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
+        throw .noDisplay(reason: "no clipboard")
     }
 }
 
@@ -145,7 +131,7 @@ extension WaylandEndpoint {
     func selectionCarries(_ payload: Payload, selection: SelectionName, within seconds: Double) -> Bool {
         let target = payload.kind == .binary ? "application/octet-stream" : "UTF8_STRING"
         let deadline = monotonicSeconds() + seconds
-        let reader = clipboard()
+        let reader: any Clipboard = clipboard()
         repeat {
             if let bytes = try? reader.paste(selection: selection, target: target, timeout: 1),
                 payload.withUnsafeBytes({ $0.elementsEqual(bytes) })

@@ -68,17 +68,31 @@ final class Invocation: @unchecked Sendable {
         return getenv(name).map { String(cString: $0) }
     }
 
-    /// The clipboard the backend rule chooses (`BackendChoice`), the X11 one serving copies by
-    /// `policy` (which matters only to copies; a paste needs only the default).
+    /// The clipboard the backend rule chooses (`BackendChoice`), behind the `Clipboard` seam,
+    /// serving copies by `policy` (which matters only to copies; a paste needs only the default).
     /// - Throws: a bad `--backend` (exit 64) or config file (exit 78).
-    func clipboard(policy: X11Clipboard.OwnerPolicy = X11Clipboard.OwnerPolicy(callerExitsSoon: true)) throws
-        -> ClipboardRoute
-    {
-        let options = try config().clipboard
+    func clipboard(policy: OwnerPolicy = OwnerPolicy(callerExitsSoon: true)) throws -> ClipboardRoute {
+        let choice = try backendChoice()
         return ClipboardRoute(
-            choice: try backendChoice(), x11: X11Clipboard(display: variable("DISPLAY"), policy: policy),
-            wayland: waylandEndpoint, connectTimeout: options.connectTimeout, pasteDeadline: options.pasteDeadline,
-            host: selectionHost)
+            choice: choice, backend: try backend(choice.route, policy: policy), wayland: waylandEndpoint)
+    }
+
+    /// The implementation of the `Clipboard` seam that `route` names: the Wayland clipboard on
+    /// `waylandEndpoint`, the X11 one on `DISPLAY` (its pastes bounded by the config's
+    /// `clipboard.connectTimeoutSeconds` and `clipboard.pasteDeadlineSeconds`), or, in the
+    /// daemon, its in-process owner in front of the X11 one; `NoClipboard` for `.unavailable`.
+    private func backend(_ route: BackendChoice.Route, policy: OwnerPolicy) throws -> any Clipboard {
+        switch route {
+        case .unavailable: return NoClipboard()
+        case .wayland: return waylandEndpoint.clipboard(policy: policy)
+        case .x11:
+            let options = try config().clipboard
+            let x11 = X11Clipboard(
+                display: variable("DISPLAY"), policy: policy, connectTimeout: options.connectTimeout,
+                pasteDeadline: options.pasteDeadline)
+            guard let selectionHost else { return x11 }
+            return HostedClipboard(host: selectionHost, x11: x11)
+        }
     }
 
     /// Where the Wayland backend would connect: `WAYLAND_DISPLAY` in `XDG_RUNTIME_DIR`, else a
@@ -113,7 +127,7 @@ final class Invocation: @unchecked Sendable {
     /// already made on it (a cold copy connects once, not twice); elsewhere the rule's choice,
     /// reasons and all, is the one `backendChoice` makes, and the copy goes through it.
     /// - Throws: a bad `--backend` or config, or `ClipboardRouteError`.
-    func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions, policy: X11Clipboard.OwnerPolicy)
+    func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions, policy: OwnerPolicy)
         throws
     {
         if chosenBackend == nil {

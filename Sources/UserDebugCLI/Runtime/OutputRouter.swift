@@ -126,8 +126,8 @@ struct OutputRouter {
 
     /// The X11 owner policy of this copy: the backend's defaults, then the config file's
     /// `clipboard.handOffAtOnce` and `clipboard.reuseOwner`, then `--hand-off` and `--new-owner`.
-    private func ownerPolicy() throws -> X11Clipboard.OwnerPolicy {
-        var policy = X11Clipboard.OwnerPolicy(callerExitsSoon: invocation.exitsSoon)
+    private func ownerPolicy() throws -> OwnerPolicy {
+        var policy = OwnerPolicy(callerExitsSoon: invocation.exitsSoon)
         let chosen = try invocation.config().clipboardOwner
         if let handOffAtOnce = chosen.handOffAtOnce { policy.handOffAtOnce = handOffAtOnce }
         if let reuseOwner = chosen.reuseOwner { policy.reuseOwner = reuseOwner }

@@ -1,6 +1,5 @@
 import UserDebugKit
 import WaylandClipboard
-import X11Clipboard
 
 #if canImport(Glibc)
     import Glibc
@@ -69,12 +68,10 @@ struct WaylandEndpoint: Sendable {
 
     /// The Wayland clipboard on this endpoint, serving copies as `policy` says (its
     /// `callerExitsSoon`, `reuseOwner` and `newOwner`; the CLI builds one policy for both backends).
-    func clipboard(policy: X11Clipboard.OwnerPolicy = X11Clipboard.OwnerPolicy(callerExitsSoon: true))
-        -> WaylandClipboard
-    {
-        WaylandClipboard(
-            display: display, runtimeDir: runtimeDir, callerExitsSoon: policy.callerExitsSoon,
-            reuseOwner: policy.reuseOwner, newOwner: policy.newOwner)
+    /// Copies and pastes use it as `any Clipboard`; only the backend rule's probe-and-copy
+    /// (`copyIfDataControl`) asks more of it.
+    func clipboard(policy: OwnerPolicy = OwnerPolicy(callerExitsSoon: true)) -> WaylandClipboard {
+        WaylandClipboard(display: display, runtimeDir: runtimeDir, policy: policy)
     }
 
     /// A copy whose own connection is the backend rule's probe: one connect and one registry
@@ -84,7 +81,7 @@ struct WaylandEndpoint: Sendable {
     /// decides with the finding). Call it only where the rule would ask (`display` set, the
     /// preference not `x11`).
     func copyIfDataControl(
-        _ payload: Payload, to selection: SelectionName, options: CopyOptions, policy: X11Clipboard.OwnerPolicy
+        _ payload: Payload, to selection: SelectionName, options: CopyOptions, policy: OwnerPolicy
     ) -> (finding: WaylandFinding, outcome: Result<Void, ClipboardError>?) {
         guard display != nil else { return (.notSet, nil) }
         let (probe, outcome) = clipboard(policy: policy).ownIfDataControl(payload, to: selection, options: options)
@@ -95,13 +92,15 @@ struct WaylandEndpoint: Sendable {
     /// the compositor anything (that connect, registry and round trip is most of a consecutive
     /// copy's cost): such a process exists only where the rule chose Wayland with data-control
     /// on this very compositor socket, and it confirms the new selection before answering. Only
-    /// under the rule's own conditions: `WAYLAND_DISPLAY` set, the preference not `x11`, and the
-    /// owner policy reusing owners without `--new-owner`. True: copied; false: apply the rule.
+    /// under the rule's own conditions: `WAYLAND_DISPLAY` set (or the socket found) and the
+    /// preference not `x11`; the backend's `handToResidentOwner` then hands only while the owner
+    /// policy reuses owners without `--new-owner`. True: copied; false: apply the rule.
     func handToResidentOwner(
         _ payload: Payload, to selection: SelectionName, options: CopyOptions,
-        preference: ClipboardBackendPreference, policy: X11Clipboard.OwnerPolicy
+        preference: ClipboardBackendPreference, policy: OwnerPolicy
     ) -> Bool {
-        guard display != nil, preference != .x11, policy.reuseOwner, !policy.newOwner else { return false }
-        return clipboard(policy: policy).handToResidentOwner(payload, to: selection, options: options) != nil
+        guard display != nil, preference != .x11 else { return false }
+        let backend: any Clipboard = clipboard(policy: policy)
+        return backend.handToResidentOwner(payload, to: selection, options: options)
     }
 }

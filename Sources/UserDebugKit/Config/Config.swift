@@ -41,8 +41,8 @@ public struct Config: Sendable, Equatable {
     }
 
     /// The `clipboard` section's choices about the process that serves a copy, exactly as the
-    /// file makes them. They belong to a backend that serves copies from processes of its own,
-    /// which also holds their defaults: nil means the file is silent and that default applies.
+    /// file makes them, for the `OwnerPolicy` of either backend, which holds their defaults: nil
+    /// means the file is silent and that default applies.
     public struct ClipboardOwner: Sendable, Equatable {
         /// `clipboard.handOffAtOnce`: with a clipboard manager running, hand it the content at
         /// once and stop serving.

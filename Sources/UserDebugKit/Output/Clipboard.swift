@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Which selection a copy or a paste uses. Both exist on X11 and on Wayland (the primary
 /// selection protocol), so the names are the same for every backend.
 public enum SelectionName: String, Sendable, CaseIterable {
@@ -66,9 +70,78 @@ public enum ClipboardError: Error, Sendable, Equatable {
     case failed(String)
 }
 
+/// How a backend serves its copies, on X11 and on Wayland alike: the detached owner process, its
+/// reuse, its hand-off to a clipboard manager. The defaults below are the product's and are
+/// written only here; the CLI overrides them from `clipboard.handOffAtOnce`,
+/// `clipboard.reuseOwner`, `--hand-off` and `--new-owner`.
+public struct OwnerPolicy: Sendable, Hashable {
+    /// Hand the content to a running clipboard manager (SAVE_TARGETS) as soon as the owner
+    /// serves, and stop serving once it is saved; with no manager, or one that does not save
+    /// it, keep serving. X11's CLIPBOARD only (Wayland has no such hand-off); never for secrets.
+    public var handOffAtOnce: Bool
+    /// How long a leaving owner waits for a clipboard manager to save the content (X11).
+    public var handOffTimeout: Double
+    /// If a serving process of ours already owns the selection on this display or compositor
+    /// (one started with `reuseOwner`), hand it the content over a local socket instead of
+    /// connecting and forking; it takes the selection again and confirms before the copy
+    /// returns. Payloads up to 4 MiB, not with `handOffAtOnce`; anything else, or no such
+    /// process, owns as usual, and the new owner listens for the next copies.
+    public var reuseOwner: Bool
+    /// With `reuseOwner`: start a new serving process anyway (it takes the next copies).
+    public var newOwner: Bool
+    /// Whether the caller exits right after copying (a command-line tool): the serving
+    /// process is then forked once instead of twice, which saves a fork and a round trip on
+    /// the hotkey path, and connecting (copy and paste) is bounded by a timer signal to the
+    /// calling thread instead of a watchdog thread. A long-lived caller leaves it false: it
+    /// keeps no zombie, and no signal disposition of its process is touched.
+    public var callerExitsSoon: Bool
+
+    /// A policy; the defaults keep one resident owner per selection that takes the next
+    /// copies (the hotkey path's latency depends on it), with no hand-off at once.
+    public init(
+        handOffAtOnce: Bool = false,
+        handOffTimeout: Double = 1.5,
+        reuseOwner: Bool = true,
+        newOwner: Bool = false,
+        callerExitsSoon: Bool = false
+    ) {
+        self.handOffAtOnce = handOffAtOnce
+        self.handOffTimeout = handOffTimeout
+        self.reuseOwner = reuseOwner
+        self.newOwner = newOwner
+        self.callerExitsSoon = callerExitsSoon
+    }
+}
+
+/// The detached process serving a copy (`Clipboard.serve`).
+public struct OwnerProcess: Sendable, Hashable {
+    /// Its process id. It is not the caller's child, so the caller never has to reap it.
+    public let pid: Int32
+
+    /// The process `pid`.
+    public init(pid: Int32) { self.pid = pid }
+
+    /// Stops it serving a copy that must not be served (one whose check after the copy failed),
+    /// at once: SIGKILL, so that it hands nothing to a clipboard manager on its way out, and the
+    /// display server drops its selection with its connection. Only a process running this very
+    /// executable is signalled (the id of one that left may have been reused).
+    public func stop() {
+        guard pid > 0, runsThisExecutable else { return }
+        kill(pid, SIGKILL)
+    }
+
+    private var runsThisExecutable: Bool {
+        var theirs = stat()
+        var ours = stat()
+        return stat("/proc/\(pid)/exe", &theirs) == 0 && stat("/proc/self/exe", &ours) == 0
+            && theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino
+    }
+}
+
 /// A clipboard backend: `copy` makes a payload the content of a selection, `paste` reads one.
-/// `X11Clipboard` implements it; a second backend (Wayland data-control) implements the same
-/// contract, which is:
+/// `X11Clipboard` and `WaylandClipboard` (data-control) implement it, and so does the hotkey
+/// daemon's in-process X11 owner; every copy and paste of the CLI goes through `any Clipboard`.
+/// The contract:
 ///
 /// - `copy` returns only once the payload is the selection's content, so a paste by anyone right
 ///   after it sees this copy. The content outlives the caller (a command-line caller exits at
@@ -81,7 +154,11 @@ public enum ClipboardError: Error, Sendable, Equatable {
 /// - `.noDisplay` means the display server did not answer within `options.connectTimeout`; the
 ///   CLI then writes to stdout instead. Other failures use the other `ClipboardError` cases.
 /// - How a backend serves the content (its processes, its hand-off to a clipboard manager) is
-///   configuration of the backend value, not of these calls.
+///   configuration of the backend value (an `OwnerPolicy`), not of these calls.
+///
+/// The requirements after `paste` have defaults, for a backend without the feature: `serve`
+/// copies and names no process, the streaming `paste` reads and writes the whole, the resident
+/// hand-off takes nothing, and a backend that is not an X server is not XWayland.
 public protocol Clipboard: Sendable {
     /// Makes `payload` the content of `selection`, served as `options` say; returns once that is
     /// confirmed.
@@ -91,4 +168,52 @@ public protocol Clipboard: Sendable {
     /// (UTF-8 text, what the CLI asks for by default) and `TARGETS` (the formats the owner
     /// offers), which a backend without those names maps to its own.
     func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8]
+    /// Like `copy`, and names the detached process that serves the copy, so that a copy whose
+    /// check afterwards fails can be stopped (`OwnerProcess.stop`); nil when no process of its
+    /// own serves it (an in-process owner).
+    func serve(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardError)
+        -> OwnerProcess?
+    /// Like `paste`, but writes the bytes to the descriptor `fd` as they arrive (a large selection
+    /// piped to a file costs no memory where the backend streams). A failed write throws `.failed`.
+    func paste(selection: SelectionName, target: String, timeout: Double, to fd: Int32) throws(ClipboardError)
+    /// Hands `payload` to a serving process of ours that already serves `selection` (one left by
+    /// an earlier copy with `OwnerPolicy.reuseOwner`) without asking the display server anything;
+    /// true when one took it and confirmed the new selection, false when nothing changed (then
+    /// `copy` as usual). A backend whose `copy` does this itself answers false.
+    func handToResidentOwner(_ payload: Payload, to selection: SelectionName, options: CopyOptions) -> Bool
+    /// Whether this backend's X server is XWayland, asked within `timeout` seconds (nil: no X
+    /// server, or it did not answer): an X11 copy there reaches Wayland clients only through the
+    /// compositor's bridge, which the caller then checks. Costs round trips: ask only where the
+    /// answer matters.
+    func isXWayland(timeout: Double) -> Bool?
+}
+
+extension Clipboard {
+    /// Copies and names no process.
+    public func serve(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardError)
+        -> OwnerProcess?
+    {
+        try copy(payload, to: selection, options: options)
+        return nil
+    }
+
+    /// Reads the whole selection, then writes it to `fd`.
+    public func paste(selection: SelectionName, target: String, timeout: Double, to fd: Int32)
+        throws(ClipboardError)
+    {
+        let bytes = try paste(selection: selection, target: target, timeout: timeout)
+        do {
+            try FileDescriptor(fd).writeAll(bytes)
+        } catch {
+            throw .failed("writing the pasted bytes: \(error)")
+        }
+    }
+
+    /// No resident owner: nothing is handed.
+    public func handToResidentOwner(_ payload: Payload, to selection: SelectionName, options: CopyOptions) -> Bool {
+        false
+    }
+
+    /// Not an X server.
+    public func isXWayland(timeout: Double) -> Bool? { nil }
 }

@@ -90,7 +90,7 @@ public import UserDebugKit
 
     /// `cx11_own`: returns the serving process's id.
     static func own(
-        _ payload: Payload, selection name: SelectionName, options: CopyOptions, policy: X11Clipboard.OwnerPolicy,
+        _ payload: Payload, selection name: SelectionName, options: CopyOptions, policy: OwnerPolicy,
         display: String?, authority: String?
     ) throws(ClipboardError) -> pid_t {
         var err = cx11_error()
@@ -108,7 +108,7 @@ public import UserDebugKit
 
     /// The `cx11_own_options` of a copy of `payload` (its strings valid only inside `body`).
     static func withOwnOptions<R>(
-        _ payload: Payload, selection name: SelectionName, options: CopyOptions, policy: X11Clipboard.OwnerPolicy,
+        _ payload: Payload, selection name: SelectionName, options: CopyOptions, policy: OwnerPolicy,
         display: String?, authority: String?, _ body: (inout cx11_own_options) -> R
     ) -> R {
         withOptionalCString(display) { d in

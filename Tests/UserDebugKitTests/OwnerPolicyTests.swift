@@ -1,16 +1,15 @@
 import Testing
 import UserDebugKit
-import X11Clipboard
 
-/// `clipboard.handOffAtOnce` and `clipboard.reuseOwner` have their defaults in the backend
-/// (`X11Clipboard.OwnerPolicy`); the shipped config/config.json writes them out, so it must say
-/// what the backend does without it. The kit's own defaults are checked in UserDebugKitTests.
+/// `clipboard.handOffAtOnce` and `clipboard.reuseOwner` have their defaults in `OwnerPolicy`
+/// (beside `CopyOptions`, used by both backends); the shipped config/config.json writes them
+/// out, so it must say what the backends do without it.
 @Test func theShippedConfigsOwnerChoicesAreTheBackendsDefaults() throws {
     var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-    parts.removeLast(3)  // Tests/X11ClipboardTests/ThisFile.swift
+    parts.removeLast(3)  // Tests/UserDebugKitTests/ThisFile.swift
     let path = (parts + ["config", "config.json"]).joined(separator: "/")
     let chosen = try Config.load(path: path).clipboardOwner
-    let policy = X11Clipboard.OwnerPolicy()
+    let policy = OwnerPolicy()
     #expect(chosen == Config.ClipboardOwner(handOffAtOnce: policy.handOffAtOnce, reuseOwner: policy.reuseOwner))
     #expect(policy.reuseOwner, "the hotkey path's latency depends on the resident owner")
 }

@@ -1,0 +1,297 @@
+import Foundation
+import TestSupport
+import Testing
+import UserDebugKit
+
+/// The desktops the clipboard contract runs on, each started fresh for one test.
+enum ContractDesktop: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// Xvfb: the X11 backend, xclip as the peer.
+    case x11
+    /// Headless sway (wlroots): data-control (zwlr), wl-clipboard as the peer.
+    case sway
+    /// Tests/Support/data_control_compositor.py: ext-data-control (and zwlr beside it).
+    case extDataControl
+    /// weston 10 on Xvfb: no data-control, so X11 through its XWayland bridge; wl-clipboard reads
+    /// through the bridge.
+    case weston
+    /// Headless cage (wlroots kiosk): no data-control and no keyboard, so X11 through XWayland;
+    /// X11 clients of that XWayland are the only peers that can read its clipboard here.
+    case cage
+
+    var testDescription: String { rawValue }
+}
+
+/// One running desktop of the contract: how our binary reaches it, how a peer reads and
+/// writes its clipboard, and how it is killed under us.
+final class ContractStand: @unchecked Sendable {
+    let desktop: ContractDesktop
+    /// Merged into the home's environment for our binary.
+    let clientEnvironment: [String: String]
+    /// The peers' environment.
+    let peerEnvironment: [String: String]
+    /// The account our binary and the peers run as (XWayland of wlroots refuses other users'
+    /// clients); nil: as the test runner.
+    let account: TestUser.Account?
+    /// Whether the peers are X11 clients (xclip) rather than Wayland ones (wl-clipboard).
+    let x11Peers: Bool
+    private let killServer: () -> Void
+    private let stopAll: () -> Void
+
+    private init(
+        _ desktop: ContractDesktop, client: [String: String], peers: [String: String], account: TestUser.Account?,
+        x11Peers: Bool, kill: @escaping () -> Void, stop: @escaping () -> Void
+    ) {
+        self.desktop = desktop
+        self.clientEnvironment = client
+        self.peerEnvironment = peers
+        self.account = account
+        self.x11Peers = x11Peers
+        self.killServer = kill
+        self.stopAll = stop
+    }
+
+    static func start(_ desktop: ContractDesktop) throws -> ContractStand {
+        switch desktop {
+        case .x11:
+            let x = try Xvfb.start()
+            return ContractStand(
+                desktop, client: ["DISPLAY": x.display], peers: x.environment, account: nil, x11Peers: true,
+                kill: { x.stop() }, stop: { x.stop() })
+        case .sway:
+            let sway = try Sway.start()
+            return ContractStand(
+                desktop, client: ["WAYLAND_DISPLAY": sway.socket, "XDG_RUNTIME_DIR": sway.runtimeDir],
+                peers: sway.environment, account: nil, x11Peers: false,
+                kill: { sway.process.kill(SIGKILL) }, stop: { sway.stop() })
+        case .extDataControl:
+            let compositor = try DataControlCompositor(ext: true, wlr: true)
+            return ContractStand(
+                desktop, client: compositor.clientEnvironment, peers: compositor.environment, account: nil,
+                x11Peers: false, kill: { compositor.terminate() }, stop: { compositor.stop() })
+        case .weston:
+            let weston = try Weston.start()
+            return ContractStand(
+                desktop,
+                client: [
+                    "DISPLAY": weston.xwayland, "WAYLAND_DISPLAY": weston.socket, "XDG_RUNTIME_DIR": weston.runtimeDir,
+                ], peers: weston.environment, account: nil, x11Peers: false,
+                kill: { weston.process.kill(SIGKILL) }, stop: { weston.stop() })
+        case .cage:
+            let cage = try Cage.start()
+            return ContractStand(
+                desktop,
+                client: ["DISPLAY": cage.xDisplay, "WAYLAND_DISPLAY": cage.socket, "XDG_RUNTIME_DIR": cage.runtimeDir],
+                peers: ["DISPLAY": cage.xDisplay, "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"],
+                account: cage.account, x11Peers: true, kill: { cage.process.kill(SIGKILL) }, stop: { cage.stop() })
+        }
+    }
+
+    /// Kills the display server or compositor under its clients.
+    func kill() { killServer() }
+
+    func stop() { stopAll() }
+
+    private var prefix: [String] { account.map(TestUser.runningAs) ?? [] }
+
+    /// What a peer reads from `selection` (as `type`, else text).
+    func peerRead(_ selection: SelectionName = .clipboard, type: String? = nil) throws -> Peer.Output {
+        let arguments: [String]
+        if x11Peers {
+            arguments = ["xclip", "-o", "-selection", selection.rawValue] + (type.map { ["-t", $0] } ?? [])
+        } else {
+            arguments = ["wl-paste", "-n"] + (selection == .primary ? ["-p"] : []) + (type.map { ["-t", $0] } ?? [])
+        }
+        return try Peer.read(prefix + arguments, environment: peerEnvironment, limit: 60)
+    }
+
+    /// A peer copies `bytes` as text to CLIPBOARD (and keeps serving it).
+    func peerCopy(_ bytes: [UInt8]) throws {
+        let arguments =
+            x11Peers
+            ? ["xclip", "-i", "-selection", "clipboard"] : ["wl-copy", "--type", "text/plain;charset=utf-8"]
+        try Peer.own(prefix + arguments, input: bytes, environment: peerEnvironment)
+    }
+}
+
+/// One clipboard contract for every backend and desktop (issue 22 item 3, issue 23 item 5): the
+/// same cases, run by the built binary against X11 (Xvfb), headless sway, the ext-data-control
+/// test compositor, weston and cage. What a desktop cannot do is an explicit expectation (a
+/// refusal, or a known issue naming the bug), never a skip.
+@Suite(.serialized, .desktopTier) struct ClipboardContractTests {
+    let home: UserDebugHome
+    /// Set in the environment of every run of ours, so the serving processes of this test (which
+    /// inherit it) can be found and, at the end, none left behind.
+    let tag = "contract-\(UUID().uuidString)"
+
+    init() throws {
+        home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+        // The first X11 client of a compositor starts its XWayland, which on a loaded machine takes
+        // longer than the default 1 s connect timeout; secrets cleared soon for the clear case.
+        try home.file(
+            "config/config.json", #"{"clipboard": {"connectTimeoutSeconds": 10, "secretClearSeconds": 2}}"#)
+    }
+
+    /// Runs `body` on a fresh `desktop`, stopped afterwards with every serving process of ours.
+    func on<R>(_ desktop: ContractDesktop, _ body: (ContractStand) throws -> R) throws -> R {
+        let stand = try ContractStand.start(desktop)
+        defer {
+            stand.stop()
+            let left = servingProcesses()
+            if !eventually(timeout: 5, { left.allSatisfy(processExited) }) {
+                for pid in left where !processExited(pid) { Glibc.kill(pid, SIGKILL) }
+            }
+        }
+        return try body(stand)
+    }
+
+    /// Runs our binary on `stand` (as its account, when it has one).
+    func run(_ stand: ContractStand, _ arguments: [String], stdin: Data? = nil) throws -> RunResult {
+        let environment = home.environment.merging(stand.clientEnvironment) { $1 }.merging(["UD_CONTRACT": tag]) {
+            $1
+        }
+        guard let account = stand.account else {
+            return try runTool(UserDebugHome.binary, arguments, stdin: stdin, environment: environment)
+        }
+        let chown = try runTool("/bin/chown", ["-R", "\(account.uid):\(account.gid)", home.root.path])
+        try #require(chown.status == 0, "\(chown)")
+        return try runTool(
+            "/usr/bin/setpriv", Array(TestUser.runningAs(account).dropFirst()) + [UserDebugHome.binary] + arguments,
+            stdin: stdin, environment: environment)
+    }
+
+    /// The processes of ours started by this test that still run (the serving ones).
+    func servingProcesses() -> [Int32] {
+        let entry = Array("UD_CONTRACT=\(tag)".utf8)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard let environ = readWholeFile("/proc/\(pid)/environ"), !processExited(pid) else { return false }
+            return environ.split(separator: 0).contains { Array($0) == entry }
+        }
+    }
+
+    /// `peerRead` until it gives `expected` (a bridge takes a copy over asynchronously), within a deadline.
+    func peerEventuallyReads(
+        _ stand: ContractStand, _ expected: [UInt8], _ selection: SelectionName = .clipboard, type: String? = nil
+    ) -> Peer.Output? {
+        var last: Peer.Output? = nil
+        _ = eventually(timeout: 10) {
+            last = try? stand.peerRead(selection, type: type)
+            return last?.status == 0 && last?.bytes == expected
+        }
+        return last
+    }
+
+    @Test(arguments: ContractDesktop.allCases)
+    func copyIdIsReadByARealPeer(_ desktop: ContractDesktop) throws {
+        try on(desktop) { stand in
+            let result = try run(stand, ["copy-id", "--to", "clipboard"])
+            #expect(result.status == 0, "\(result)")
+            #expect(result.err.contains("copied 5 bytes to CLIPBOARD"), "\(result)")
+            let read = peerEventuallyReads(stand, Array("usr_1".utf8))
+            #expect(read?.bytes == Array("usr_1".utf8), "\(String(describing: read))")
+        }
+    }
+
+    @Test(arguments: ContractDesktop.allCases)
+    func aPeersCopyIsReadByPaste(_ desktop: ContractDesktop) throws {
+        try on(desktop) { stand in
+            let theirs = Array("Zoë 名前 🚀".utf8)
+            try stand.peerCopy(theirs)
+            var pasted: RunResult? = nil
+            _ = eventually(timeout: 10) {
+                pasted = try? run(stand, ["paste"])
+                return pasted.map { Array($0.stdout) == theirs } ?? false
+            }
+            #expect(pasted?.status == 0, "\(String(describing: pasted))")
+            #expect(pasted.map { Array($0.stdout) } == theirs, "\(String(describing: pasted))")
+        }
+    }
+
+    @Test(arguments: ContractDesktop.allCases)
+    func copyIdToPrimaryIsReadFromPrimary(_ desktop: ContractDesktop) throws {
+        try on(desktop) { stand in
+            let result = try run(stand, ["copy-id", "--to", "primary"])
+            #expect(result.status == 0, "\(result)")
+            #expect(result.err.contains("copied 5 bytes to PRIMARY"), "\(result)")
+            let read = peerEventuallyReads(stand, Array("usr_1".utf8), .primary)
+            if desktop == .weston {
+                // weston 10's XWayland bridge carries CLIPBOARD only: an X11 PRIMARY never reaches
+                // Wayland clients, and the copy still says "copied" (no silent loss: issue 23 item 2).
+                withKnownIssue("weston's bridge does not carry PRIMARY; no refusal yet (issue 23 item 2)") {
+                    #expect(read?.bytes == Array("usr_1".utf8), "\(String(describing: read))")
+                }
+            } else {
+                #expect(read?.bytes == Array("usr_1".utf8), "\(String(describing: read))")
+            }
+        }
+    }
+
+    @Test(arguments: ContractDesktop.allCases)
+    func sixteenMebibytesArriveByteExact(_ desktop: ContractDesktop) throws {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = [UInt8](repeating: 0, count: 16 << 20)
+        for index in stride(from: 0, to: bytes.count, by: 8) {
+            withUnsafeBytes(of: generator.next() as UInt64) { word in
+                for offset in 0..<8 { bytes[index + offset] = word[offset] }
+            }
+        }
+        bytes[bytes.count - 3] = 0  // NUL bytes travel too
+        try on(desktop) { stand in
+            let result = try run(stand, ["copy", "-q"], stdin: Data(bytes))
+            #expect(result.status == 0, "\(result)")
+            let read = try stand.peerRead(type: "application/octet-stream")
+            if desktop == .weston {
+                // issue 23, item 2: weston's XWayland bridge hands Wayland clients the INCR size
+                // (4 bytes) of an X11 transfer this large, and the copy still says it succeeded.
+                withKnownIssue("weston's bridge truncates INCR transfers; no refusal yet (issue 23 item 2)") {
+                    #expect(read.bytes.count == bytes.count && read.bytes == bytes, "\(read.bytes.count) bytes")
+                }
+            } else {
+                #expect(read.status == 0 && read.bytes.count == bytes.count, "\(read.status): \(read.bytes.count)")
+                #expect(read.bytes == bytes, "the bytes differ")
+            }
+        }
+    }
+
+    @Test(arguments: ContractDesktop.allCases)
+    func aSecretIsMarkedAndGoneAfterTheClear(_ desktop: ContractDesktop) throws {
+        try on(desktop) { stand in
+            let result = try run(stand, ["copy-token", "--to", "clipboard"])
+            #expect(result.status == 0, "\(result)")
+            #expect(result.err.contains("copied a secret"), "\(result)")
+            #expect(result.err.contains("cleared in 2 s"), "\(result)")
+            let hint = peerEventuallyReads(stand, Array("secret".utf8), type: "x-kde-passwordManagerHint")
+            let token = Array(Samples.canary.utf8)
+            let gone = eventually(timeout: 20) {
+                guard let read = try? stand.peerRead() else { return false }
+                return read.bytes != token
+            }
+            if desktop == .weston {
+                // issue 23's table: weston's bridge drops the hint and keeps the token after the clear.
+                withKnownIssue("weston's bridge drops x-kde-passwordManagerHint and keeps the token (issue 23 item 3)")
+                {
+                    #expect(hint?.bytes == Array("secret".utf8), "\(String(describing: hint))")
+                    #expect(gone, "the token is still pasted after the clear")
+                }
+            } else {
+                #expect(hint?.bytes == Array("secret".utf8), "\(String(describing: hint))")
+                #expect(gone, "the token is still pasted after the clear")
+            }
+        }
+    }
+
+    @Test(arguments: ContractDesktop.allCases)
+    func theServerKilledWhileWeOwnEndsTheServingProcess(_ desktop: ContractDesktop) throws {
+        try on(desktop) { stand in
+            let result = try run(stand, ["copy-id", "--to", "clipboard"])
+            #expect(result.status == 0, "\(result)")
+            let owners = servingProcesses()
+            #expect(!owners.isEmpty, "no serving process of ours after the copy")
+            stand.kill()
+            #expect(
+                eventually(timeout: 20) { owners.allSatisfy(processExited) },
+                "a serving process outlived its display server: \(owners.filter { !processExited($0) })")
+        }
+    }
+}
