@@ -76,14 +76,25 @@ enum LauncherCommand {
                 "no launcher found: install dmenu, rofi, fuzzel, wofi or bemenu, or name one with --launcher or menu.launcher"
             )
         }
-        return found
+        return try trusted(found, from: "PATH", status: .noPermission)
     }
 
     private static func installed(_ argv: [String], from source: String) throws -> [String] {
         guard FileTrust.locateProgram(argv[0]) != nil else {
             throw CommandError(.unavailable, "the launcher '\(argv[0])' (\(source)) is not installed or not in PATH")
         }
-        return argv
+        return try trusted(argv, from: source, status: source == "menu.launcher" ? .config : .noPermission)
+    }
+
+    /// `argv` with its program as found on PATH, refused (`status`) when someone else could
+    /// change it: the launcher chooses the action that runs with the session, so whoever may
+    /// replace it chooses for you (issue 25, item 5; the check a config's `command` gets).
+    private static func trusted(_ argv: [String], from source: String, status: ExitStatus) throws -> [String] {
+        guard let path = FileTrust.locateProgram(argv[0]) else { return argv }
+        if let problem = FileTrust.programProblem(at: path) {
+            throw CommandError(status, "refusing to run the launcher \(path) (\(source)): \(problem)")
+        }
+        return [path] + argv.dropFirst()
     }
 
     /// Runs the launcher with `input` on its stdin; its first line of output, or nil when it

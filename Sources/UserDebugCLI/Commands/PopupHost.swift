@@ -139,6 +139,11 @@ extension PopupHost {
                 .unavailable,
                 "\(programName) is not installed beside userdebug nor on PATH; Scripts/install.sh installs both")
         }
+        // It runs the chosen action with the session at hand: whoever may replace it gets the
+        // token, so it gets the check that a config's programs get (issue 25, item 5).
+        if let problem = FileTrust.programProblem(at: found) {
+            throw CommandError(.noPermission, "refusing to run \(found): \(problem)")
+        }
         return found
     }
 
