@@ -37,6 +37,7 @@ _userdebug_commands=(
     'paste|--selection --target --timeout --raw --backend|'
     'daemon|--check --trace --keep-waiting|'
     'doctor|--backend --json --salvage|'
+    'setup|--yes --desktop --keys --dry-run --undo|'
     'help||command'
     'version||'
 )
@@ -56,7 +57,8 @@ _userdebug_value_of() {
         --session) REPLY=@sessions ;;
         --tag) REPLY=@tags ;;
         --launcher) REPLY='dmenu rofi fuzzel wofi bemenu' ;;
-        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --body-file | --salvage) REPLY='' ;;
+        --desktop) REPLY='auto x11 sway i3 gnome kde' ;;
+        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --body-file | --salvage | --keys) REPLY='' ;;
         *) return 1 ;;
     esac
 }

@@ -113,6 +113,16 @@ function __userdebug_option -a when option
             complete -c userdebug -n $when -l trace -d 'Print the menu lifecycle events on stderr'
         case dmenu
             complete -c userdebug -n $when -l dmenu -d 'Show the menu in a launcher and run the choice'
+        case yes
+            complete -c userdebug -n $when -s y -l yes -d 'Apply the plan without asking'
+        case desktop
+            complete -c userdebug -n $when -l desktop -x -a 'auto x11 sway i3 gnome kde' -d 'The desktop to set up'
+        case keys
+            complete -c userdebug -n $when -l keys -x -d 'The keys to bind, KEY=ACTION,...'
+        case dry-run
+            complete -c userdebug -n $when -l dry-run -d 'Show what it would change, and change nothing'
+        case undo
+            complete -c userdebug -n $when -l undo -d 'Remove exactly what setup added'
         case launcher
             complete -c userdebug -n $when -l launcher -x -a 'dmenu rofi fuzzel wofi bemenu' -d 'The launcher command of --dmenu'
         case popup
@@ -253,5 +263,6 @@ __userdebug_command copy 'Put standard input on the clipboard' none selection se
 __userdebug_command paste 'Print the clipboard content' none selection target timeout raw backend
 __userdebug_command daemon 'Grab the config hotkeys and run their actions' none check trace keep-waiting
 __userdebug_command doctor 'Check the store, and show which clipboard backend a copy would use and why' none backend json salvage
+__userdebug_command setup 'Bind the debug keys on this desktop, check one, and say how to undo' none yes desktop keys dry-run undo
 __userdebug_command help 'Show help for a command' command
 __userdebug_command version 'Print the version' none

@@ -1,0 +1,290 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import UserDebugCLI
+
+private func repositoryFile(_ path: String) throws -> String {
+    try String(contentsOf: repositoryRoot.appendingPathComponent(path), encoding: .utf8)
+}
+
+/// `userdebug setup`'s config merge and its refusals: no display needed.
+@Suite struct SetupConfigTests {
+    let bindings = [
+        SetupBinding(key: "Super+Alt+I", action: "copy-id"), SetupBinding(key: "Super+Alt+M", action: "menu"),
+    ]
+
+    func merge(_ text: String?) throws -> String {
+        String(
+            decoding: try ConfigMerge.merge(text.map { Array($0.utf8) }, bindings, file: "config.json"), as: UTF8.self)
+    }
+
+    @Test func theWrittenFilesAreTheShippedOnesByteForByte() throws {
+        #expect(SetupTemplates.config == (try repositoryFile("config/config.json")))
+        #expect(SetupTemplates.autostart == (try repositoryFile("config/autostart/userdebug.desktop")))
+    }
+
+    @Test func withoutAConfigItWritesTheShippedOneWithTheKeys() throws {
+        let shipped = try repositoryFile("config/config.json")
+        let written = try merge(nil)
+        let keys = """
+            "hotkeys": {
+                "Super+Alt+I": "copy-id",
+                "Super+Alt+M": "menu"
+              }
+            """
+        #expect(written == shipped.replacingOccurrences(of: "\"hotkeys\": {}", with: keys))
+    }
+
+    @Test func aMergeKeepsTheUsersKeysCommentsAndLayout() throws {
+        let mine = """
+            // mine
+            {
+              "notifications": "never", // quiet
+              "hotkeys": {
+                "Ctrl+Alt+X": "dump-json" # my key
+              }
+            }
+
+            """
+        let merged = try merge(mine)
+        #expect(
+            merged == """
+                // mine
+                {
+                  "notifications": "never", // quiet
+                  "hotkeys": {
+                    "Ctrl+Alt+X": "dump-json", # my key
+                    "Super+Alt+I": "copy-id",
+                    "Super+Alt+M": "menu"
+                  }
+                }
+
+                """)
+        // A second merge has nothing to add: the same bytes.
+        #expect(try merge(merged) == merged)
+    }
+
+    @Test func aMergeAddsTheSectionWhereThereIsNoneAndInlineWhereTheObjectIsOnOneLine() throws {
+        #expect(
+            try merge("{\"notifications\": \"never\"}\n")
+                == "{\n  \"hotkeys\": {\n    \"Super+Alt+I\": \"copy-id\",\n    \"Super+Alt+M\": \"menu\"\n  },"
+                + " \"notifications\": \"never\"}\n")
+        #expect(
+            try merge("{}")
+                == "{\n  \"hotkeys\": {\n    \"Super+Alt+I\": \"copy-id\",\n    \"Super+Alt+M\": \"menu\"\n  }\n}")
+        #expect(
+            try merge("{\"hotkeys\": {\"Ctrl+Alt+X\": \"dump-json\"}}")
+                == "{\"hotkeys\": {\"Ctrl+Alt+X\": \"dump-json\", \"Super+Alt+I\": \"copy-id\", \"Super+Alt+M\": \"menu\"}}"
+        )
+        #expect(
+            try merge("# only a comment\n")
+                == "# only a comment\n{\n  \"hotkeys\": {\n    \"Super+Alt+I\": \"copy-id\",\n    \"Super+Alt+M\": \"menu\"\n  }\n}\n"
+        )
+        // The same keys spelt otherwise are the same keys: nothing to add.
+        let spelt = "{\"hotkeys\": {\"alt+super+i\": \"copy-id\", \"SUPER+ALT+m\": \"menu\"}}"
+        #expect(try merge(spelt) == spelt)
+    }
+
+    @Test func aKeyBoundToAnotherActionIsRefused() throws {
+        #expect(throws: ConfigMerge.Refusal.self) {
+            try merge("{\"hotkeys\": {\"Super+Alt+I\": \"dump-json\"}}")
+        }
+    }
+
+    /// The command line: the refusal shows the diff and exits 78; the file is left as it was.
+    @Test func theCommandRefusesAConflictWithTheDiffAndChangesNothing() throws {
+        let home = try UserDebugHome()
+        let text = "{\"hotkeys\": {\"Super+Alt+I\": \"dump-json\"}}\n"
+        try home.file("config/config.json", text)
+        let result = try home.run(["setup", "--yes", "--desktop", "x11"])
+        #expect(result.status == 78, "\(result)")
+        #expect(result.err.contains("binds Super+Alt+I to \"dump-json\""), "\(result)")
+        #expect(result.err.contains("-{\"hotkeys\": {\"Super+Alt+I\": \"dump-json\"}}"), "\(result)")
+        #expect(result.err.contains("+{\"hotkeys\": {\"Super+Alt+I\": \"copy-id\"}}"), "\(result)")
+        #expect(try String(contentsOfFile: home.configPath, encoding: .utf8) == text)
+        #expect(!FileManager.default.fileExists(atPath: home.root.appendingPathComponent("state/setup").path))
+    }
+
+    @Test func badOptionsAreUsageErrorsThatNameTheValue() throws {
+        let home = try UserDebugHome()
+        let desktop = try home.run(["setup", "--desktop", "windows"])
+        #expect(desktop.status == 64 && desktop.err.contains("'windows'"), "\(desktop)")
+        let keys = try home.run(["setup", "--keys", "Super+Alt+I=nope"])
+        #expect(keys.status == 64 && keys.err.contains("unknown action \"nope\""), "\(keys)")
+        let shape = try home.run(["setup", "--keys", "Super+Alt+I"])
+        #expect(shape.status == 64 && shape.err.contains("KEY=ACTION"), "\(shape)")
+        let undo = try home.run(["setup", "--undo", "--keys", "Super+Alt+I=copy-id"])
+        #expect(undo.status == 64, "\(undo)")
+    }
+
+    @Test func withoutATerminalOrYesItChangesNothing() throws {
+        let home = try UserDebugHome()
+        let result = try home.run(["setup", "--desktop", "sway"])
+        #expect(result.status == 64 && result.err.contains("--yes"), "\(result)")
+        #expect(result.out.contains("create \(home.configPath)"), "the plan is shown: \(result)")
+        #expect(!FileManager.default.fileExists(atPath: home.configPath))
+        let undo = try home.run(["setup", "--undo"])
+        #expect(undo.status == 0 && undo.out.contains("nothing to undo"), "\(undo)")
+    }
+
+    @Test func noDesktopIsExit69NamingTheVariables() throws {
+        let home = try UserDebugHome()
+        let result = try home.run(["setup", "--yes"])
+        #expect(result.status == 69 && result.err.contains("DISPLAY and WAYLAND_DISPLAY are unset"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: home.configPath))
+    }
+}
+
+/// `userdebug setup` on Xvfb as an X11 window manager's session: the daemon by XDG autostart
+/// (no systemd user manager here), started now, a real key press (xdotool, XTEST) read back with
+/// xclip, a second run that changes nothing, and `--undo` restoring every file byte for byte.
+@Suite(.serialized, .desktopTier) struct SetupX11Tests {
+    let home: UserDebugHome
+
+    init() throws {
+        home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+    }
+
+    var autostartPath: String { home.root.appendingPathComponent(".config/autostart/userdebug.desktop").path }
+
+    func environment(_ x: Xvfb) throws -> [String: String] {
+        let runtime = home.root.appendingPathComponent("run")
+        try FileManager.default.createDirectory(
+            at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return home.environment.merging(["DISPLAY": x.display, "XDG_RUNTIME_DIR": runtime.path]) { $1 }
+    }
+
+    /// The pid in the daemon's lock file for `x`, while that process runs `userdebug daemon`.
+    func daemonPid(_ x: Xvfb) -> Int32? {
+        let name = "userdebug-daemon-\(x.display).lock"
+        let lock = home.root.appendingPathComponent("run/\(name)").path
+        guard let text = try? String(contentsOfFile: lock, encoding: .utf8),
+            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+            let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
+            command.contains("daemon"),
+            let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            !stat.contains(") Z ")
+        else { return nil }
+        return pid
+    }
+
+    /// Runs `body` on a fresh Xvfb; whatever happens, the daemon setup started is killed.
+    func withDisplay(_ body: (Xvfb, [String: String]) throws -> Void) throws {
+        try withXvfb { x in
+            defer {
+                if let pid = daemonPid(x) {
+                    kill(pid, SIGKILL)
+                    _ = eventually { daemonPid(x) == nil }
+                }
+            }
+            try body(x, try environment(x))
+        }
+    }
+
+    func run(_ arguments: [String], _ environment: [String: String]) throws -> RunResult {
+        try runTool(UserDebugHome.binary, arguments, environment: environment)
+    }
+
+    func clipboard(_ x: Xvfb) -> String {
+        let out = try? Peer.read(["xclip", "-o", "-selection", "clipboard"], environment: x.environment, limit: 10)
+        return out.map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
+    }
+
+    func contents(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    @Test func aFreshSetupBindsAKeyThatCopiesAndASecondRunChangesNothingAndUndoRemovesAll() throws {
+        try withDisplay { x, environment in
+            let setup = try run(["setup", "--yes"], environment)
+            try #require(setup.status == 0, "\(setup)")
+            #expect(setup.out.contains("desktop: x11"), "\(setup)")
+            #expect(setup.out.contains("created \(home.configPath)"), "\(setup)")
+            #expect(setup.out.contains("created \(autostartPath)"), "\(setup)")
+            #expect(setup.out.contains("check: pressed Super+Alt+I (xdotool); the clipboard holds"), "\(setup)")
+            #expect(setup.out.contains("undo: userdebug setup --undo"), "\(setup)")
+            // The autostart entry is the shipped one, rendered as install.sh renders it.
+            let bindir = URL(fileURLWithPath: UserDebugHome.binary).resolvingSymlinksInPath()
+                .deletingLastPathComponent()
+            let entry = try repositoryFile("config/autostart/userdebug.desktop")
+                .replacingOccurrences(of: "@BINDIR@", with: bindir.path)
+            #expect(contents(autostartPath) == Data(entry.utf8))
+            let pid = try #require(daemonPid(x), "the daemon runs")
+
+            // A real key press (XTEST) on a clipboard someone else holds.
+            _ = try Peer.own(
+                ["xclip", "-i", "-selection", "clipboard"], input: Array("stale".utf8), environment: x.environment)
+            #expect(eventually { clipboard(x) == "stale" })
+            let press = try Peer.read(
+                ["xdotool", "key", "--delay", "0", "super+alt+i"], environment: x.environment, limit: 20)
+            #expect(press.status == 0)
+            #expect(eventually { clipboard(x) == "usr_1" }, "clipboard: \(clipboard(x))")
+
+            // Idempotent: nothing written, the same daemon.
+            let manifest = home.root.appendingPathComponent("state/setup/manifest.json").path
+            let before = [home.configPath, autostartPath, manifest].map(contents)
+            let again = try run(["setup", "--yes"], environment)
+            #expect(again.status == 0, "\(again)")
+            #expect(again.out.contains("nothing to change"), "\(again)")
+            #expect([home.configPath, autostartPath, manifest].map(contents) == before)
+            #expect(daemonPid(x) == pid)
+
+            let undo = try run(["setup", "--undo"], environment)
+            #expect(undo.status == 0, "\(undo)")
+            #expect(!FileManager.default.fileExists(atPath: home.configPath), "\(undo)")
+            #expect(!FileManager.default.fileExists(atPath: autostartPath), "\(undo)")
+            #expect(!FileManager.default.fileExists(atPath: manifest))
+            #expect(eventually { daemonPid(x) == nil }, "\(undo)")
+        }
+    }
+
+    @Test func anExistingConfigIsMergedAndUndoPutsEveryByteBack() throws {
+        let mine =
+            "// my config\n{\n  \"notifications\": \"never\", # quiet\n  \"hotkeys\": {\"Ctrl+Alt+X\": \"dump-json\"}\n}\n"
+        try home.file("config/config.json", mine)
+        // An autostart entry of the user's own, different from setup's: replaced, then put back.
+        let own = "[Desktop Entry]\nType=Application\nName=mine\nExec=/bin/true\n"
+        try home.file(".config/autostart/userdebug.desktop", own)
+        try withDisplay { x, environment in
+            let setup = try run(["setup", "--yes", "--keys", "Super+Alt+I=copy-id"], environment)
+            try #require(setup.status == 0, "\(setup)")
+            let merged = try String(contentsOfFile: home.configPath, encoding: .utf8)
+            #expect(merged.hasPrefix("// my config\n{\n  \"notifications\": \"never\", # quiet\n"), "\(merged)")
+            #expect(merged.contains("\"Ctrl+Alt+X\": \"dump-json\", \"Super+Alt+I\": \"copy-id\""), "\(merged)")
+            // The user's own key works too: the daemon grabbed both.
+            let press = try Peer.read(
+                ["xdotool", "key", "--delay", "0", "ctrl+alt+x"], environment: x.environment, limit: 20)
+            #expect(press.status == 0)
+            #expect(eventually { clipboard(x).contains("usr_1") && clipboard(x).hasPrefix("{") })
+
+            let undo = try run(["setup", "--undo"], environment)
+            #expect(undo.status == 0, "\(undo)")
+            #expect(contents(home.configPath) == Data(mine.utf8))
+            #expect(contents(autostartPath) == Data(own.utf8))
+        }
+    }
+
+    @Test func aDryRunShowsThePlanAndChangesNothing() throws {
+        try withDisplay { x, environment in
+            let plan = try run(["setup", "--dry-run"], environment)
+            #expect(plan.status == 0, "\(plan)")
+            #expect(plan.out.contains("create \(home.configPath)"), "\(plan)")
+            #expect(plan.out.contains("start `userdebug daemon` on \(x.display) now"), "\(plan)")
+            #expect(!FileManager.default.fileExists(atPath: home.configPath))
+            #expect(!FileManager.default.fileExists(atPath: autostartPath))
+            #expect(daemonPid(x) == nil)
+        }
+    }
+
+    @Test func undoLeavesAFileChangedSinceSetupAndSaysWhere() throws {
+        try withDisplay { _, environment in
+            try #require(try run(["setup", "--yes"], environment).status == 0)
+            try home.file("config/config.json", "{\"notifications\": \"never\"}\n")
+            let undo = try run(["setup", "--undo"], environment)
+            #expect(undo.status == 78, "\(undo)")
+            #expect(undo.err.contains("changed since setup wrote them: \(home.configPath)"), "\(undo)")
+            #expect(contents(home.configPath) == Data("{\"notifications\": \"never\"}\n".utf8))
+            #expect(!FileManager.default.fileExists(atPath: autostartPath), "the rest is undone: \(undo)")
+        }
+    }
+}
