@@ -288,3 +288,81 @@ private func repositoryFile(_ path: String) throws -> String {
         }
     }
 }
+
+/// `userdebug setup` on a headless sway, run as the unprivileged test account as a sway user runs
+/// it (HOME, XDG_CURRENT_DESKTOP=sway, SWAYSOCK): the include file, its line in sway's config
+/// (reached through a link, as dotfiles often are, and written where it points), `swaymsg
+/// reload`, a key typed with wtype and read back with wl-paste, and `--undo` restoring the config.
+@Suite(.serialized, .desktopTier) struct SetupSwayTests {
+    func environment(_ sway: Sway) throws -> [String: String] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: sway.runtimeDir)
+        let ipc = try #require(names.first { $0.hasPrefix("sway-ipc.") }, "no sway IPC socket")
+        return [
+            "PATH": "/usr/bin:/bin", "HOME": sway.runtimeDir, "XDG_RUNTIME_DIR": sway.runtimeDir,
+            "WAYLAND_DISPLAY": sway.socket, "SWAYSOCK": sway.runtimeDir + "/" + ipc, "XDG_CURRENT_DESKTOP": "sway",
+            "LANG": "C.UTF-8",
+        ]
+    }
+
+    /// `userdebug ARGUMENTS` as the test account.
+    func run(_ sway: Sway, _ arguments: [String], stdin: String? = nil) throws -> RunResult {
+        let prefix = TestUser.runningAs(sway.account)
+        return try runTool(
+            prefix[0], Array(prefix.dropFirst()) + [UserDebugHome.binary] + arguments,
+            stdin: stdin.map { Data($0.utf8) },
+            environment: try environment(sway))
+    }
+
+    func paste(_ sway: Sway) -> String {
+        let out = try? Peer.read(["wl-paste", "--no-newline"], environment: sway.environment, limit: 10)
+        return out.map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
+    }
+
+    @Test func setupWritesTheIncludeReloadsSwayAndATypedKeyCopies() throws {
+        try withSway { sway in
+            let dir = sway.runtimeDir
+            let imported = try run(sway, ["session", "import", "-"], stdin: Samples.session)
+            try #require(imported.status == 0, "\(imported)")
+            // sway runs with -c DIR/sway.conf; ~/.sway/config leads there.
+            let dotSway = dir + "/.sway"
+            try FileManager.default.createDirectory(atPath: dotSway, withIntermediateDirectories: false)
+            chown(dotSway, sway.account.uid, sway.account.gid)
+            try FileManager.default.createSymbolicLink(
+                atPath: dotSway + "/config", withDestinationPath: dir + "/sway.conf")
+            lchown(dotSway + "/config", sway.account.uid, sway.account.gid)
+            let original = try #require(FileManager.default.contents(atPath: dir + "/sway.conf"))
+
+            let setup = try run(sway, ["setup", "--yes"])
+            try #require(setup.status == 0, "\(setup)")
+            #expect(setup.out.contains("desktop: sway"), "\(setup)")
+            #expect(setup.out.contains("ran swaymsg reload"), "\(setup)")
+            #expect(setup.out.contains("check: ran Super+Alt+I's command; the clipboard holds"), "\(setup)")
+            let include = dir + "/.config/sway/userdebug.config"
+            let text = try String(contentsOfFile: include, encoding: .utf8)
+            #expect(text.contains("bindsym Mod4+Mod1+i exec "), "\(text)")
+            #expect(text.contains(" menu --dmenu\n"), "\(text)")
+            let config = try String(contentsOfFile: dir + "/sway.conf", encoding: .utf8)
+            #expect(config.hasPrefix(String(decoding: original, as: UTF8.self)), "\(config)")
+            #expect(config.hasSuffix("include \(include)\n"), "\(config)")
+            let link = try FileManager.default.destinationOfSymbolicLink(atPath: dotSway + "/config")
+            #expect(link == dir + "/sway.conf", "the link stays")
+
+            // Super+Alt+J typed on a virtual keyboard: sway runs the bound command.
+            let typed = try Peer.read(
+                ["wtype", "-M", "logo", "-M", "alt", "-k", "j", "-m", "alt", "-m", "logo"],
+                environment: sway.environment,
+                limit: 20)
+            #expect(typed.status == 0)
+            #expect(eventually { paste(sway).hasPrefix("{") && paste(sway).contains("usr_1") }, "\(paste(sway))")
+
+            let again = try run(sway, ["setup", "--yes"])
+            #expect(again.status == 0 && again.out.contains("nothing to change"), "\(again)")
+
+            let undo = try run(sway, ["setup", "--undo"])
+            #expect(undo.status == 0, "\(undo)")
+            #expect(FileManager.default.contents(atPath: dir + "/sway.conf") == original)
+            #expect(!FileManager.default.fileExists(atPath: include))
+            #expect(undo.out.contains("ran swaymsg reload"), "\(undo)")
+        }
+    }
+}

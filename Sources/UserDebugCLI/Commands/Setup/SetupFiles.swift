@@ -28,7 +28,10 @@ enum SetupFiles {
 
     /// Replaces (or creates) `path` with `bytes` and `mode` in one rename, so a reader sees the old
     /// file or the new one, never half of one; its directories are made (0700 when new).
-    static func write(_ path: String, _ bytes: [UInt8], mode: mode_t) throws(CommandError) {
+    static func write(_ given: String, _ bytes: [UInt8], mode: mode_t) throws(CommandError) {
+        // A file reached through a link (dotfiles kept elsewhere) is written where the link
+        // points, and the link stays.
+        let path = resolved(given)
         try makeDirectories(parent(of: path))
         let temporary = parent(of: path) + "/.userdebug-setup-\(getpid())"
         unlink(temporary)
@@ -50,6 +53,16 @@ enum SetupFiles {
             unlink(temporary)
             throw CommandError(.noPermission, "cannot replace \(path): \(describe(code))")
         }
+    }
+
+    /// Where `path` leads when it is a symbolic link to an existing file; else `path`.
+    static func resolved(_ path: String) -> String {
+        var status = stat()
+        guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK, let real = realpath(path, nil) else {
+            return path
+        }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     /// Removes `path` (no error when it is already gone).
