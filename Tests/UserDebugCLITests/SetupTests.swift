@@ -366,3 +366,74 @@ private func repositoryFile(_ path: String) throws -> String {
         }
     }
 }
+
+/// `userdebug setup` on GNOME: custom keybindings written through gsettings into a private
+/// database (the keyfile backend in the test's own XDG_CONFIG_HOME), read back with `gsettings
+/// get`, the user's own keybinding kept, the bound command run as GNOME runs it (the clipboard of
+/// an Xvfb, as GNOME's XWayland would hold it), and `--undo` putting the settings back.
+@Suite(.serialized, .desktopTier) struct SetupGnomeTests {
+    static let schema = "org.gnome.settings-daemon.plugins.media-keys"
+    static let base = "/org/gnome/settings-daemon/plugins/media-keys/custom-keybindings"
+    let home: UserDebugHome
+
+    init() throws {
+        home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+    }
+
+    func environment(_ x: Xvfb) -> [String: String] {
+        home.environment.merging([
+            "DISPLAY": x.display, "XDG_CURRENT_DESKTOP": "GNOME", "XDG_SESSION_TYPE": "x11",
+            "GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": home.root.appendingPathComponent("xdg").path,
+        ]) { $1 }
+    }
+
+    func gsettings(_ arguments: [String], _ environment: [String: String]) throws -> String {
+        let result = try runTool("/usr/bin/gsettings", arguments, environment: environment)
+        #expect(result.status == 0, "gsettings \(arguments): \(result)")
+        return result.out.trimmingCharacters(in: .newlines)
+    }
+
+    @Test func setupAddsCustomKeybindingsNextToTheUsersOwnAndUndoRemovesThem() throws {
+        try withXvfb { x in
+            let environment = environment(x)
+            let own = "\(Self.base)/custom0/"
+            _ = try gsettings(["set", "\(Self.schema).custom-keybinding:\(own)", "binding", "'<Super>t'"], environment)
+            _ = try gsettings(["set", Self.schema, "custom-keybindings", "['\(own)']"], environment)
+
+            let setup = try runTool(UserDebugHome.binary, ["setup", "--yes"], environment: environment)
+            try #require(setup.status == 0, "\(setup)")
+            #expect(setup.out.contains("desktop: gnome"), "\(setup)")
+            #expect(setup.out.contains("check: ran Super+Alt+I's command; the clipboard holds"), "\(setup)")
+            let ids = ["copy-id", "dump-json", "print-response", "menu"].map { "\(Self.base)/userdebug-\($0)/" }
+            let list = try gsettings(["get", Self.schema, "custom-keybindings"], environment)
+            #expect(list == "[" + ([own] + ids).map { "'\($0)'" }.joined(separator: ", ") + "]")
+            let relocatable = "\(Self.schema).custom-keybinding:\(ids[1])"
+            #expect(try gsettings(["get", relocatable, "binding"], environment) == "'<Super><Alt>j'")
+            #expect(
+                try gsettings(["get", "\(Self.schema).custom-keybinding:\(own)", "binding"], environment)
+                    == "'<Super>t'")
+
+            // The command GNOME runs for Super+Alt+J, through a shell-like split as GNOME does.
+            let command = try gsettings(["get", relocatable, "command"], environment)
+            #expect(command.contains(" run dump-json --to clipboard"), "\(command)")
+            let ran = try runTool("/bin/sh", ["-c", String(command.dropFirst().dropLast())], environment: environment)
+            #expect(ran.status == 0, "\(ran)")
+            let pasted = try Peer.read(
+                ["xclip", "-o", "-selection", "clipboard"], environment: x.environment, limit: 10)
+            #expect(String(decoding: pasted.bytes, as: UTF8.self).contains("\"usr_1\""))
+
+            let keyfile = home.root.appendingPathComponent("xdg/glib-2.0/settings/keyfile").path
+            let before = FileManager.default.contents(atPath: keyfile)
+            let again = try runTool(UserDebugHome.binary, ["setup", "--yes"], environment: environment)
+            #expect(again.status == 0 && again.out.contains("nothing to change"), "\(again)")
+            #expect(FileManager.default.contents(atPath: keyfile) == before)
+
+            let undo = try runTool(UserDebugHome.binary, ["setup", "--undo"], environment: environment)
+            #expect(undo.status == 0, "\(undo)")
+            #expect(try gsettings(["get", Self.schema, "custom-keybindings"], environment) == "['\(own)']")
+            #expect(try gsettings(["get", relocatable, "binding"], environment) == "''")
+            #expect(!FileManager.default.fileExists(atPath: home.configPath))
+        }
+    }
+}

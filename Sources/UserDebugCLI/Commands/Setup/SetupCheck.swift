@@ -94,7 +94,8 @@ enum SetupUndo {
                 try SetupCommand.out("\(dryRun ? "would remove" : "removed") \(file.path)\n")
             }
         }
-        for argv in manifest.undo {
+        // Newest first: a later setup's undo puts back what the earlier one left.
+        for argv in manifest.undo.reversed() {
             let command = argv.map(shellQuoted).joined(separator: " ")
             if dryRun {
                 try SetupCommand.out("would run \(command)\n")

@@ -20,12 +20,14 @@ enum SetupCommand {
             or a refusal, exit 78, with the diff it would need), and binds them the desktop's way:
             on an X11 window manager the daemon, enabled as the systemd user unit where a user
             manager runs, else as an XDG autostart entry, and started now; on sway and i3 an include
-            file in the WM's config directory, its include line, and a reload. Then it presses one
+            file in the WM's config directory, its include line, and a reload; on GNOME custom
+            keybindings through gsettings, next to yours (KDE: not yet). Then it presses one
             key (xdotool, when installed) or runs the binding's command, reads the clipboard back,
             and prints what it changed, where, and how to undo. A second run changes nothing.
             --undo puts back every file it changed byte for byte (or removes the ones it created)
             from the manifest in the state directory, stops the daemon it started and reloads the
-            WM. On a terminal it shows the plan and asks; elsewhere it needs --yes (or --dry-run).
+            WM (GNOME: its keybindings reset). On a terminal it shows the plan and asks; elsewhere
+            it needs --yes (or --dry-run).
             Default keys: Super+Alt+I copy-id, Super+Alt+J dump-json, Super+Alt+R print-response,
             Super+Alt+M menu. Exit 64 for a bad option, 69 when no desktop is found or a step
             fails, 78 when the config cannot be merged, 77/74 when a file cannot be written.

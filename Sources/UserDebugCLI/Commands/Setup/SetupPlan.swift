@@ -85,9 +85,7 @@ enum SetupPlanner {
         switch desktop {
         case .x11: try daemon(&plan, invocation)
         case .sway, .i3: try windowManager(&plan, invocation)
-        case .gnome:
-            throw CommandError(
-                .unavailable, "setup cannot bind GNOME's keys yet; use config/hotkeys/gnome-custom-keybindings.sh")
+        case .gnome: try SetupGnome.plan(&plan, invocation)
         case .kde:
             throw CommandError(
                 .unavailable,
