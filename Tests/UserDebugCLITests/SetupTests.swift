@@ -437,3 +437,65 @@ private func repositoryFile(_ path: String) throws -> String {
         }
     }
 }
+
+/// `userdebug setup` on KDE Plasma: the shortcuts in `kglobalshortcutsrc` through `kwriteconfig5`,
+/// read back with `kreadconfig5`, the user's own shortcut kept, each key's hidden application entry
+/// run as Plasma runs it (its Exec line), and `--undo` putting the file back byte for byte.
+@Suite(.serialized, .desktopTier) struct SetupKDETests {
+    let home: UserDebugHome
+
+    init() throws {
+        home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+    }
+
+    @Test func setupWritesGlobalShortcutsNextToTheUsersOwnAndUndoPutsTheFileBack() throws {
+        try withXvfb { x in
+            let xdg = home.root.appendingPathComponent("xdg").path
+            let data = home.root.appendingPathComponent("data-home").path
+            let environment = home.environment.merging([
+                "DISPLAY": x.display, "XDG_CURRENT_DESKTOP": "KDE", "XDG_SESSION_TYPE": "x11",
+                "XDG_CONFIG_HOME": xdg, "XDG_DATA_HOME": data,
+            ]) { $1 }
+            let shortcuts = xdg + "/kglobalshortcutsrc"
+            let mine = "[services][org.kde.konsole.desktop]\n_launch=Ctrl+Alt+T\n"
+            try home.file("xdg/kglobalshortcutsrc", mine)
+
+            let setup = try runTool(UserDebugHome.binary, ["setup", "--yes"], environment: environment)
+            try #require(setup.status == 0, "\(setup)")
+            #expect(setup.out.contains("desktop: kde"), "\(setup)")
+            #expect(setup.out.contains("check: ran Super+Alt+I's command; the clipboard holds"), "\(setup)")
+            func read(_ group: String) throws -> String {
+                let result = try runTool(
+                    "/usr/bin/kreadconfig5",
+                    ["--file", shortcuts, "--group", "services", "--group", group, "--key", "_launch"],
+                    environment: environment)
+                #expect(result.status == 0, "\(result)")
+                return result.out.trimmingCharacters(in: .newlines)
+            }
+            #expect(try read("userdebug-dump-json.desktop") == "Meta+Alt+J")
+            #expect(try read("userdebug-menu.desktop") == "Meta+Alt+M")
+            #expect(try read("org.kde.konsole.desktop") == "Ctrl+Alt+T")
+
+            // What Plasma runs for Meta+Alt+J: the entry's Exec line.
+            let entry = try String(
+                contentsOfFile: data + "/applications/userdebug-dump-json.desktop", encoding: .utf8)
+            let exec = try #require(entry.split(separator: "\n").first { $0.hasPrefix("Exec=") }).dropFirst(5)
+            let ran = try runTool("/bin/sh", ["-c", String(exec)], environment: environment)
+            #expect(ran.status == 0, "\(ran)")
+            let pasted = try Peer.read(
+                ["xclip", "-o", "-selection", "clipboard"], environment: x.environment, limit: 10)
+            #expect(String(decoding: pasted.bytes, as: UTF8.self).contains("\"usr_1\""))
+
+            let before = FileManager.default.contents(atPath: shortcuts)
+            let again = try runTool(UserDebugHome.binary, ["setup", "--yes"], environment: environment)
+            #expect(again.status == 0 && again.out.contains("nothing to change"), "\(again)")
+            #expect(FileManager.default.contents(atPath: shortcuts) == before)
+
+            let undo = try runTool(UserDebugHome.binary, ["setup", "--undo"], environment: environment)
+            #expect(undo.status == 0, "\(undo)")
+            #expect(FileManager.default.contents(atPath: shortcuts) == Data(mine.utf8))
+            #expect(!FileManager.default.fileExists(atPath: data + "/applications/userdebug-dump-json.desktop"))
+        }
+    }
+}

@@ -21,7 +21,8 @@ enum SetupCommand {
             on an X11 window manager the daemon, enabled as the systemd user unit where a user
             manager runs, else as an XDG autostart entry, and started now; on sway and i3 an include
             file in the WM's config directory, its include line, and a reload; on GNOME custom
-            keybindings through gsettings, next to yours (KDE: not yet). Then it presses one
+            keybindings through gsettings, next to yours; on KDE Plasma its kglobalshortcutsrc
+            (kwriteconfig5) and an application entry per key. Then it presses one
             key (xdotool, when installed) or runs the binding's command, reads the clipboard back,
             and prints what it changed, where, and how to undo. A second run changes nothing.
             --undo puts back every file it changed byte for byte (or removes the ones it created)

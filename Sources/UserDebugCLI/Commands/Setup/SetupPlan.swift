@@ -59,6 +59,7 @@ struct SetupPlan {
         for step in steps { out += "  run \(step.argv.map(shellQuoted).joined(separator: " ")): \(step.what)\n" }
         if let display = startDaemonOn { out += "  start `userdebug daemon` on \(display) now\n" }
         for path in unchanged { out += "  already set up: \(path)\n" }
+        for note in notes { out += "  note: \(note)\n" }
         return out
     }
 }
@@ -86,11 +87,7 @@ enum SetupPlanner {
         case .x11: try daemon(&plan, invocation)
         case .sway, .i3: try windowManager(&plan, invocation)
         case .gnome: try SetupGnome.plan(&plan, invocation)
-        case .kde:
-            throw CommandError(
-                .unavailable,
-                "setup cannot bind KDE Plasma's keys yet; use config/hotkeys/kde-shortcuts.sh (kwriteconfig5 + a new login)"
-            )
+        case .kde: try SetupKDE.plan(&plan, invocation)
         }
         return plan
     }
