@@ -128,6 +128,18 @@ private func repositoryFile(_ path: String) throws -> String {
         #expect(undo.status == 0 && undo.out.contains("nothing to undo"), "\(undo)")
     }
 
+    /// On a terminal (script(1) gives it one) it shows the plan and asks; "n" changes nothing.
+    @Test func onATerminalItAsksAndANoChangesNothing() throws {
+        let home = try UserDebugHome()
+        let result = try runTool(
+            "/usr/bin/script", ["-qec", "\(UserDebugHome.binary) setup --desktop sway", "/dev/null"],
+            stdin: Data("n\n".utf8), environment: home.environment)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.out.contains("Apply? [y/N] nothing changed"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: home.configPath))
+        #expect(!FileManager.default.fileExists(atPath: home.root.appendingPathComponent(".config/sway").path))
+    }
+
     @Test func noDesktopIsExit69NamingTheVariables() throws {
         let home = try UserDebugHome()
         let result = try home.run(["setup", "--yes"])
