@@ -250,6 +250,37 @@ private func repositoryFile(_ path: String) throws -> String {
         }
     }
 
+    /// As a new user goes: Scripts/install.sh (of the built binary) → the installed `userdebug setup
+    /// --yes` → a key press copies; the autostart entry is the one `install.sh --enable-daemon`
+    /// writes, byte for byte.
+    @Test func afterInstallShTheInstalledSetupBindsAWorkingKey() throws {
+        let prefix = home.root.appendingPathComponent("prefix")
+        let install = try InstallShell.run(
+            "/bin/bash", [InstallTests.installScript],
+            environment: [
+                "PREFIX": prefix.path, "USERDEBUG_INSTALL_BINARY": UserDebugHome.binary, "HOME": home.root.path,
+                "PATH": "/usr/bin:/bin",
+            ], directory: home.root)
+        try #require(install.status == 0, "\(install)")
+        #expect(!FileManager.default.fileExists(atPath: autostartPath), "install.sh enables nothing")
+        let installed = prefix.appendingPathComponent("bin/userdebug").path
+        try withDisplay { x, environment in
+            let setup = try runTool(installed, ["setup", "--yes"], environment: environment)
+            try #require(setup.status == 0, "\(setup)")
+            let template = try #require(
+                FileManager.default.contents(
+                    atPath: repositoryRoot.appendingPathComponent("config/autostart/userdebug.desktop").path))
+            #expect(contents(autostartPath) == InstallTests.rendered(template, prefix: prefix))
+            let pid = try #require(daemonPid(x))
+            let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+            #expect(executable == installed, "the daemon runs the installed binary")
+            let press = try Peer.read(
+                ["xdotool", "key", "--delay", "0", "super+alt+j"], environment: x.environment, limit: 20)
+            #expect(press.status == 0)
+            #expect(eventually { clipboard(x).hasPrefix("{") && clipboard(x).contains("usr_1") }, "\(clipboard(x))")
+        }
+    }
+
     @Test func anExistingConfigIsMergedAndUndoPutsEveryByteBack() throws {
         let mine =
             "// my config\n{\n  \"notifications\": \"never\", # quiet\n  \"hotkeys\": {\"Ctrl+Alt+X\": \"dump-json\"}\n}\n"
