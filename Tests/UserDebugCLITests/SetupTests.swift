@@ -140,6 +140,13 @@ private func repositoryFile(_ path: String) throws -> String {
         #expect(!FileManager.default.fileExists(atPath: home.root.appendingPathComponent(".config/sway").path))
     }
 
+    @Test func x11WithoutADisplayIsExit69BeforeAnythingChanges() throws {
+        let home = try UserDebugHome()
+        let result = try home.run(["setup", "--yes", "--desktop", "x11"])
+        #expect(result.status == 69 && result.err.contains("DISPLAY is not set"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: home.configPath))
+    }
+
     @Test func noDesktopIsExit69NamingTheVariables() throws {
         let home = try UserDebugHome()
         let result = try home.run(["setup", "--yes"])

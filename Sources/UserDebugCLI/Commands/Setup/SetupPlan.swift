@@ -101,6 +101,10 @@ enum SetupPlanner {
     /// and knows the unit, else an XDG autostart entry, and started now.
     private static func daemon(_ plan: inout SetupPlan, _ invocation: Invocation) throws {
         let display = invocation.variable("DISPLAY") ?? ""
+        guard !display.isEmpty else {
+            throw CommandError(
+                .unavailable, "DISPLAY is not set: the daemon needs the X display; run setup in the X session")
+        }
         let environment = invocation.environment
         if run(["systemctl", "--user", "cat", "userdebug.service"], environment) == 0 {
             if run(["systemctl", "--user", "is-enabled", "--quiet", "userdebug.service"], environment) != 0 {
