@@ -38,6 +38,8 @@ test_packages=(
   xdotool xbindkeys sxhkd                     # real key presses, and hotkey daemons to compare with and to conflict with
   suckless-tools rofi fuzzel wofi bemenu      # dmenu-style launchers driven by the tests
   dunst libnotify-bin                         # a real notification daemon (dunstctl history) and notify-send
+  gnome-settings-daemon-common libglib2.0-bin # GNOME's custom keybindings schema and gsettings (setup on GNOME)
+  libkf5config-bin                            # kwriteconfig5 and kreadconfig5 (setup on KDE Plasma)
   x11-apps imagemagick fonts-dejavu-core      # xwd + convert for the popup screenshot; a font for Xft
   sway xwayland weston wl-clipboard foot      # headless compositors, XWayland, and the Wayland peers (wl-copy/wl-paste)
   libwayland-dev                              # wayland.xml: test.sh checks CWayland's generated protocol tables against it

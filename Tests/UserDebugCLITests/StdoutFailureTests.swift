@@ -52,6 +52,7 @@ struct StdoutFailureTests {
         "export postman-collection": Sample(arguments: ["export", "postman-collection"]),
         "daemon": Sample(arguments: ["daemon", "--check"]),
         "doctor": Sample(arguments: ["doctor"]),
+        "setup": Sample(arguments: ["setup", "--dry-run", "--desktop", "sway"]),
     ]
 
     /// Commands whose standard output is another program's: not held to our rule.
