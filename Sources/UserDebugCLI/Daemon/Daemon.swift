@@ -80,10 +80,31 @@ final class Daemon {
             }
         }
         ungrabbed = failures.map { "\($0.binding.written) \($0.why)" }
+        publishStatus(failures)
         guard failures.count < config.hotkeys.count else { return }
         for failure in failures {
             let others = failure.why.hasPrefix("is taken") ? "; the other keys work" : ""
             Daemon.log("\(failure.binding.written) \(failure.why)\(others)")
+        }
+    }
+
+    /// Where the daemon tells `doctor` which keys it holds (`DaemonStatus`); nil: nowhere.
+    var statusFile: String?
+    /// Whether a failure to write `statusFile` was logged (once is enough).
+    private var statusProblemLogged = false
+
+    /// Writes `statusFile` after a grab: each binding, and why one is not grabbed.
+    private func publishStatus(_ failures: [(binding: HotkeyBinding, why: String)]) {
+        guard let statusFile else { return }
+        let keys = config.hotkeys.map { binding in
+            DaemonStatus.Key(
+                key: binding.written, action: binding.action,
+                problem: failures.first { $0.binding == binding }?.why)
+        }
+        let status = DaemonStatus(pid: getpid(), display: display, configFile: configPath, keys: keys)
+        if let problem = status.write(to: statusFile), !statusProblemLogged {
+            statusProblemLogged = true
+            Daemon.log("doctor will not see the keys: \(problem)")
         }
     }
 
