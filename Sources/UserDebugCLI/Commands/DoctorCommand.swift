@@ -37,7 +37,12 @@ enum DoctorCommand {
             invocation.arguments.has("json")
             ? Payload(text: JSONWriter(indent: 2).string(report.json), kind: .json) : Payload(text: report.text)
         try StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal).write(payload)
-        if case .damaged = report.store.diagnosis { throw PassThroughExit(status: ExitStatus.ioError.rawValue) }
+        if let problem = report.health.firstProblem, let status = problem.status {
+            // The store's damage is the report itself (the salvage line says what to do).
+            if problem.name == "store" { throw PassThroughExit(status: status.rawValue) }
+            throw CommandError(
+                status, "\(problem.name): \(problem.detail)" + (problem.fix.map { "; fix: \($0)" } ?? ""))
+        }
     }
 
     /// `--salvage NEW-STORE`: the readable rows into a new store, and what was kept on stderr.
@@ -139,25 +144,48 @@ struct DoctorReport {
     var choice: BackendChoice
     var configFile: String
     var store: StoreFinding
+    /// The connect timeout the probes were given.
+    var timeout: Double
+    /// The health checks, in order (`DoctorHealth`).
+    var health = DoctorHealth(checks: [])
 
-    /// Asks both display servers (whatever the rule would skip) and applies the rule to the answers.
+    /// Asks both display servers (whatever the rule would skip) and applies the rule to the
+    /// answers; then checks what a hotkey needs. A broken config is a finding, and the rest is
+    /// checked with the defaults.
     static func gather(_ invocation: Invocation) throws -> DoctorReport {
+        let (configCheck, config) = DoctorHealth.config(invocation)
         let (preference, source) = try BackendChoice.preference(invocation)
-        let timeout = try invocation.config().clipboard.connectTimeout
+        let timeout = config.clipboard.connectTimeout
         let endpoint = invocation.waylandEndpoint
         let wayland = endpoint.probe(timeout: timeout)
         let display = invocation.variable("DISPLAY").flatMap { $0.isEmpty ? nil : $0 }
         let choice = BackendChoice.choose(
             preference, from: source, waylandDisplay: endpoint.display, discovered: endpoint.discovery != nil
         ) { wayland }
-        return DoctorReport(
+        var report = DoctorReport(
             preference: preference, source: source, waylandDisplay: endpoint.display,
             waylandFound: endpoint.discovery != nil && endpoint.display != nil, wayland: wayland,
             display: display, x11: X11Finding.probe(display, timeout: timeout), choice: choice,
             configFile: invocation.paths.configFile,
             store: StoreFinding(
                 path: invocation.paths.databasePath,
-                diagnosis: try SessionStore.diagnose(path: invocation.paths.databasePath)))
+                diagnosis: try SessionStore.diagnose(path: invocation.paths.databasePath)),
+            timeout: timeout)
+        var checks = [configCheck]
+        if case .damaged(let problems) = report.store.diagnosis {
+            checks.append(
+                .problem(
+                    "store", .ioError, problems.joined(separator: "; "), fix: "userdebug doctor --salvage NEW.sqlite3"))
+        }
+        checks.append(DoctorHealth.session(invocation, store: report.store))
+        checks += DoctorHealth.display(report, config: config)
+        let daemon = DoctorDaemonCheck.gather(invocation, config: config, display: display, timeout: timeout)
+        checks += [daemon.daemon, daemon.keys]
+        checks.append(DoctorHealth.notifications(invocation, config: config, timeout: timeout))
+        checks.append(DoctorHealth.popup(invocation, config: config))
+        checks.append(DoctorHealth.launcher(invocation))
+        report.health = DoctorHealth(checks: checks)
+        return report
     }
 
     /// What a copy does: `wayland`, `x11`, or `stdout` (no clipboard: `--to auto` falls back to
@@ -195,7 +223,17 @@ struct DoctorReport {
         DISPLAY: \(display.map { "\($0) — " } ?? "")\(x11.description)
         config: \(configFile)
         store: \(store.text)
+        \(healthText)
         """
+    }
+
+    /// The health lines (the store's is above), then the verdict.
+    var healthText: String {
+        let lines = health.checks.filter { $0.name != "store" }.map { "  " + $0.text.replacing("\n", with: "\n  ") }
+        let verdict =
+            health.firstProblem.map { "first problem: \($0.name) (exit \($0.status?.rawValue ?? 1))" }
+            ?? "hotkeys: everything they need is in place"
+        return (["checks:"] + lines + [verdict]).joined(separator: "\n")
     }
 
     var json: JSONValue {
@@ -223,6 +261,8 @@ struct DoctorReport {
                         "clipboardOwned": owned, "detail": .string(x11.description),
                     ])),
                 "config": .string(configFile), "store": store.json,
+                "checks": .array(health.checks.map(\.json)),
+                "status": .number(String(health.firstProblem?.status?.rawValue ?? 0)),
             ]))
     }
 }
