@@ -35,6 +35,7 @@ struct DoctorDaemonCheck {
         let (lockPath, pid) = DaemonLock.holder(
             display: display, runtimeDirectory: invocation.variable("XDG_RUNTIME_DIR"))
         var held: Set<String> = []
+        var unknown = false
         let daemon: DoctorCheck
         if let pid {
             switch DaemonStatus.read(path: DaemonStatus.path(lockPath: lockPath), holder: pid) {
@@ -46,15 +47,20 @@ struct DoctorDaemonCheck {
                 if status.configFile != configPath { detail += "; it reads \(status.configFile), not \(configPath)" }
                 daemon = .ok("daemon", detail)
             case .failure(let refusal):
+                unknown = true
                 daemon = .warning(
                     "daemon", "pid \(pid) on \(display) holds the lock, but its keys are unknown: \(refusal.reason)",
-                    fix: "kill -HUP \(pid) (it writes its status again)")
+                    fix: "kill -HUP \(pid)")
             }
         } else {
             daemon = .problem(
                 "daemon", .unavailable,
                 "no daemon runs on \(display) (\(config.hotkeys.count) hotkey\(config.hotkeys.count == 1 ? "" : "s") in \(configPath))",
                 fix: startCommand(invocation))
+        }
+        if unknown {
+            return DoctorDaemonCheck(
+                daemon: daemon, keys: .skipped("keys", "the daemon's keys are unknown (see daemon)"))
         }
         return DoctorDaemonCheck(
             daemon: daemon,

@@ -80,7 +80,8 @@ final class Daemon {
             }
         }
         ungrabbed = failures.map { "\($0.binding.written) \($0.why)" }
-        publishStatus(failures)
+        notGrabbed = failures.map { ($0.binding.written, $0.why) }
+        publishStatus()
         guard failures.count < config.hotkeys.count else { return }
         for failure in failures {
             let others = failure.why.hasPrefix("is taken") ? "; the other keys work" : ""
@@ -93,13 +94,16 @@ final class Daemon {
     /// Whether a failure to write `statusFile` was logged (once is enough).
     private var statusProblemLogged = false
 
-    /// Writes `statusFile` after a grab: each binding, and why one is not grabbed.
-    private func publishStatus(_ failures: [(binding: HotkeyBinding, why: String)]) {
+    /// The last grab's keys that were not grabbed (as written) and why.
+    private var notGrabbed: [(key: String, why: String)] = []
+
+    /// Writes `statusFile` after a grab or a reload: each binding, and why one is not grabbed.
+    private func publishStatus() {
         guard let statusFile else { return }
         let keys = config.hotkeys.map { binding in
             DaemonStatus.Key(
                 key: binding.written, action: binding.action,
-                problem: failures.first { $0.binding == binding }?.why)
+                problem: notGrabbed.first { $0.key == binding.written }?.why)
         }
         let status = DaemonStatus(pid: getpid(), display: display, configFile: configPath, keys: keys)
         if let problem = status.write(to: statusFile), !statusProblemLogged {
@@ -232,6 +236,7 @@ final class Daemon {
         if retry {
             do throws(ClipboardError) { try grabAll() } catch { return ErrorReport.classify(error).1 }
         }
+        if !retry { publishStatus() }
         Daemon.log("reloaded \(configPath) (\(why)): \(summary)")
         if retry, let none = noKeyGrabbed(waiting: true) {
             Daemon.log(none.message)
