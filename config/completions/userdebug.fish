@@ -252,6 +252,6 @@ __userdebug_command capture 'Run curl and record what it sends and receives' non
 __userdebug_command copy 'Put standard input on the clipboard' none selection secret json lifetime hand-off new-owner backend
 __userdebug_command paste 'Print the clipboard content' none selection target timeout raw backend
 __userdebug_command daemon 'Grab the config hotkeys and run their actions' none check trace keep-waiting
-__userdebug_command doctor 'Check the store, and show which clipboard backend a copy would use and why' none backend json salvage
+__userdebug_command doctor 'Check what a hotkey needs, naming the fix for each problem, and show the clipboard route' none backend json salvage
 __userdebug_command help 'Show help for a command' command
 __userdebug_command version 'Print the version' none

@@ -6,24 +6,31 @@ import X11Clipboard
 #endif
 
 /// `userdebug doctor`: which clipboard backend a copy would use and why — each probe the rule
-/// asks, its answer, and the rule's verdict — as text, or as JSON for scripts.
+/// asks, its answer, and the rule's verdict — and what a hotkey needs (`DoctorHealth`), as
+/// text, or as JSON for scripts.
 enum DoctorCommand {
     static let spec = CommandSpec(
         path: ["doctor"],
-        summary: "Check the store, and show which clipboard backend a copy would use and why (--json for scripts).",
+        summary: "Check what a hotkey needs, naming the fix for each problem, and show the clipboard route.",
         usage: "doctor [--backend auto|wayland|x11] [--json] [--salvage NEW-STORE]",
         discussion: """
-            Checks the store with SQLite's integrity check (read-only: nothing is created or
-            changed) and reports what is damaged. Asks the compositor on WAYLAND_DISPLAY (does it
-            answer, which data-control protocol and version it offers) and the X server on DISPLAY
-            (does it answer, does CLIPBOARD have an owner), then applies the rule every command
-            applies: a Wayland compositor with data-control, else the X display (XWayland under
-            GNOME and weston), else standard output. --backend and clipboard.backend force one.
+            Answers "why does my key do nothing?". Shows the clipboard route as every command
+            applies it: a Wayland compositor with data-control, else the X display (XWayland under
+            GNOME and weston), else standard output; --backend and clipboard.backend force one.
+            Checks the store with SQLite's integrity check, read-only. Then one line per check,
+            each with the command that fixes a problem: config (parses; the sections in force),
+            session (a current one with a usable token), desktop (X11, or Wayland and XWayland),
+            WAYLAND_DISPLAY unset beside a compositor of yours, the daemon on this display and the
+            keys it holds, keys another program holds, a notification service on the session bus,
+            userdebug-popup (for a menu key) and the launcher, found and safe to run.
+            Exits 0 only when a hotkey has all it needs; else with the first problem's status:
+            78 config, 74 damaged store, 66 no session or no token, 69 no display, WAYLAND_DISPLAY
+            unset, no daemon, a key taken or not held, no notification service, no popup, 77 a
+            popup others may replace.
             --salvage NEW-STORE copies every session and response that can still be read into a
             new store file (which must not exist); point USERDEBUG_HOME at it, or move it into
-            place. Exits 0 when the store is intact or there is none, 74 when it is damaged (after
-            the report, or after a salvage), 78 for a bad config file.
-            Example: userdebug doctor --json | jq -r .backend
+            place.
+            Example: userdebug doctor --json | jq -r '.checks[] | select(.state == "problem") | .fix'
             """,
         options: [
             OutputTarget.backendOption, .flag("json", "The findings as one JSON document."),
