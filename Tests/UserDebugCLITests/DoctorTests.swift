@@ -83,7 +83,8 @@ import UserDebugKit
             try withDaemon(desktop) { daemon in
                 let (status, checks, result) = try doctor(desktop.environment)
                 #expect(status == 0, "\(result)")
-                for name in ["config", "session", "desktop", "daemon", "keys", "notifications", "popup"] {
+                // (The popup is not needed here: no key opens the menu, so it is at most a warning.)
+                for name in ["config", "session", "desktop", "daemon", "keys", "notifications"] {
                     #expect(state(checks[name]) == "ok", "\(name): \(result)")
                 }
                 #expect(checks["config"]?["detail"]?.stringValue?.contains("in force: hotkeys") == true, "\(result)")
