@@ -87,4 +87,17 @@ package enum NotificationService {
         try connection.authenticate()
         try connection.call(notification.methodCall())
     }
+
+    /// Asks the notification service on the bus at `address` for its server information (the
+    /// spec's `GetServerInformation`, which shows nothing), within `deadline` seconds: whether a
+    /// notification would be shown, for `doctor`.
+    /// - Throws: `DBusFailure` saying why not (no service on the bus: `errorReply`).
+    package static func ping(address: String, deadline: Double = deadline) throws(DBusFailure) {
+        var connection = try DBusConnection(address: address, deadline: monotonicNow() + deadline)
+        try connection.authenticate()
+        try connection.call(
+            DBusMethodCall(
+                destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                interface: "org.freedesktop.Notifications", member: "GetServerInformation"))
+    }
 }

@@ -133,8 +133,11 @@ struct PopupModel {
         return rows
     }
 
+    /// An action's row; a secret one is marked `(secret)`, as dmenu and rofi show it.
     private func row(_ action: DebugAction, title: String) -> PopupRow {
-        PopupRow(kind: .action, id: action.id, title: title, subtitle: text.subtitle(action), hint: action.keyHint)
+        PopupRow(
+            kind: .action, id: action.id, title: action.isSecret ? title + " (secret)" : title,
+            subtitle: text.subtitle(action), hint: action.keyHint)
     }
 
     private func placeholder(_ deferred: DeferredElement, _ status: String) -> PopupRow {

@@ -138,11 +138,13 @@ import UserDebugKit
     }
 
     @Test func doctorWithNothingToTalkTo() throws {
-        let text = try home.ok(["doctor"]).out
+        // No display: the health check's first problem is the desktop (69).
+        let text = try home.doctor(status: 69).out
         #expect(text.hasPrefix("backend: stdout\n"), "\(text)")
         #expect(text.contains("reason: WAYLAND_DISPLAY is not set: X11; DISPLAY is not set; --to auto writes"))
         #expect(text.contains("preference: auto (the default)\n"))
-        let json = try JSONParser().parse(Array(try home.ok(["doctor", "--json", "--backend", "wayland"]).stdout))
+        let json = try JSONParser().parse(
+            Array(try home.doctor(["--json", "--backend", "wayland"], status: 69).stdout))
         #expect(json["backend"]?.stringValue == "stdout")
         #expect(json["preference"]?.stringValue == "wayland" && json["preferenceFrom"]?.stringValue == "--backend")
         #expect(json["reason"]?.stringValue?.hasPrefix("--backend wayland, but WAYLAND_DISPLAY is not set") == true)
@@ -154,13 +156,14 @@ import UserDebugKit
         try withXvfb { x in
             let environment = ["DISPLAY": x.display]
             let before = try JSONParser().parse(
-                Array(try home.ok(["doctor", "--json"], extraEnvironment: environment).stdout))
+                Array(try home.doctor(["--json"], status: 69, extraEnvironment: environment).stdout))
             #expect(before["backend"]?.stringValue == "x11", "\(before)")
             #expect(before["x11"]?["answers"] == .bool(true) && before["x11"]?["clipboardOwned"] == .bool(false))
             try home.ok(["copy-id", "--to", "clipboard", "--backend", "x11"], extraEnvironment: environment)
-            let after = try home.ok(["doctor"], extraEnvironment: environment).out
+            // No session bus here: the notifications line is the first problem (69).
+            let after = try home.doctor(status: 69, extraEnvironment: environment).out
             #expect(after.contains("DISPLAY: \(x.display) — answers; CLIPBOARD has an owner"), "\(after)")
-            let forced = try home.ok(["doctor", "--backend", "wayland"], extraEnvironment: environment).out
+            let forced = try home.doctor(["--backend", "wayland"], status: 69, extraEnvironment: environment).out
             #expect(forced.hasPrefix("backend: stdout\n"), "\(forced)")
         }
     }
@@ -203,7 +206,7 @@ import UserDebugKit
             #expect(pasted.bytes == Array("usr_2".utf8), "\(pasted)")
 
             let doctor = try JSONParser().parse(
-                Array(try home.ok(["doctor", "--json"], extraEnvironment: environment).stdout))
+                Array(try home.doctor(["--json"], status: 69, extraEnvironment: environment).stdout))
             #expect(doctor["backend"]?.stringValue == "x11", "\(doctor)")
             #expect(doctor["wayland"]?["answers"] == .bool(true) && doctor["wayland"]?["dataControl"] == .null)
             #expect(doctor["reason"]?.stringValue?.contains("offers no data-control protocol") == true)
@@ -381,14 +384,14 @@ import UserDebugKit
         try withSway { sway in
             let environment = clientEnvironment(sway)
             let doctor = try JSONParser().parse(
-                Array(try home.ok(["doctor", "--json"], extraEnvironment: environment).stdout))
+                Array(try home.doctor(["--json"], status: 69, extraEnvironment: environment).stdout))
             #expect(doctor["backend"]?.stringValue == "wayland", "\(doctor)")
             #expect(doctor["wayland"]?["dataControl"]?["interface"]?.stringValue == "zwlr_data_control_manager_v1")
             #expect(doctor["wayland"]?["dataControl"]?["version"] == .number("2"), "\(doctor)")
             let result = try home.run(["copy-id", "--to", "clipboard"], extraEnvironment: environment)
             #expect(result.status == 0, "\(result)")
             #expect(try wlPaste(sway).bytes == Array("usr_1".utf8))
-            let forced = try home.ok(["doctor", "--backend", "x11"], extraEnvironment: environment).out
+            let forced = try home.doctor(["--backend", "x11"], status: 69, extraEnvironment: environment).out
             #expect(forced.contains("each X11 copy is read back through data-control"), "\(forced)")
         }
     }

@@ -186,7 +186,7 @@ final class DataControlCompositor: @unchecked Sendable {
     @Test func copyIdBindsExtAndIsReadThroughZwlr() throws {
         try withCompositor { compositor in
             let doctor = try JSONParser().parse(
-                Array(try home.ok(["doctor", "--json"], extraEnvironment: compositor.clientEnvironment).stdout))
+                Array(try home.doctor(["--json"], status: 69, extraEnvironment: compositor.clientEnvironment).stdout))
             #expect(doctor["backend"]?.stringValue == "wayland", "\(doctor)")
             #expect(doctor["wayland"]?["dataControl"]?["interface"]?.stringValue == "ext_data_control_manager_v1")
             #expect(doctor["wayland"]?["dataControl"]?["version"] == .number("1"), "\(doctor)")
@@ -295,7 +295,7 @@ final class DataControlCompositor: @unchecked Sendable {
         try withCompositor(ext: false, wlr: false) { compositor in
             let environment = compositor.clientEnvironment
             let doctor = try JSONParser().parse(
-                Array(try home.ok(["doctor", "--json"], extraEnvironment: environment).stdout))
+                Array(try home.doctor(["--json"], status: 69, extraEnvironment: environment).stdout))
             #expect(doctor["backend"]?.stringValue != "wayland", "\(doctor)")
             #expect(doctor["wayland"]?["answers"] == .bool(true) && doctor["wayland"]?["dataControl"] == .null)
             #expect(doctor["reason"]?.stringValue?.contains("offers no data-control protocol") == true, "\(doctor)")

@@ -176,6 +176,40 @@ final class NotificationBus: @unchecked Sendable {
         }
     }
 
+    /// The timeout dunst gave each notification in its history (microseconds; 0: never expires),
+    /// the newest of a summary shown twice (the history lists the newest first).
+    func timeouts(_ bus: NotificationBus) throws -> [String: Int] {
+        _ = try bus.received()
+        let history = try bus.dunstctl(["history"])
+        let json = try JSONSerialization.jsonObject(with: Data(history.bytes)) as? [String: Any]
+        var found: [String: Int] = [:]
+        for entry in (json?["data"] as? [[[String: Any]]])?.first ?? [] {
+            let summary = (entry["summary"] as? [String: Any])?["data"] as? String ?? ""
+            if found[summary] == nil { found[summary] = (entry["timeout"] as? [String: Any])?["data"] as? Int }
+        }
+        return found
+    }
+
+    /// A failure's critical notification expires (30 s unless configured; null: when dismissed),
+    /// where dunst's default keeps critical ones until dismissed (issue 28 item 5).
+    @Test func aFailureNotificationExpiresAfterTheConfiguredTimeout() throws {
+        let empty = try UserDebugHome()
+        try withBus { bus in
+            for (config, expected) in [
+                (nil, 30_000_000), (#"{"notifications": {"failureTimeoutSeconds": 7}}"#, 7_000_000),
+                (#"{"notifications": {"failureTimeoutSeconds": null}}"#, 0),
+            ] {
+                if let config { try empty.file("config/config.json", config) }
+                let failed = try runAsHotkey(
+                    ["copy-id", "--to", "clipboard"], home: empty, environment: bus.environment)
+                #expect(failed.status == 66, "\(failed)")
+                let found = try timeouts(bus)
+                let failure = found.first { $0.key.hasPrefix("No store yet at ") }
+                #expect(failure?.value == expected, "\(config ?? "default"): \(found)")
+            }
+        }
+    }
+
     @Test func successAndFailureReachDunstAndNeitherCarriesTheToken() throws {
         try withBus { bus in
             #expect(

@@ -298,6 +298,7 @@ import Testing
             defer { first.stop() }
             let state = try #require(first.waitFor { $0.contains("state {") }, "\(first.lines.suffix(5))")
             #expect(state.contains(#""id":"copy-name","title":"Copy Name","subtitle":"\#(String(shown))…""#))
+            #expect(state.contains(#""id":"copy-token","title":"Copy Token (secret)""#), "\(state.prefix(400))")
             #expect(!state.contains(name))
             _ = try xdotool(x, ["key", "--delay", "0", "Escape"])
             #expect(first.wait() == 0, "\(first.lines.suffix(5))")

@@ -17,6 +17,21 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: home.root.appendingPathComponent("data").path))
     }
 
+    /// `session list` before anything is recorded: an empty list and 0 (as `ls` of an empty
+    /// directory), the store named on stderr, and nothing created (issue 28 item 5).
+    @Test func sessionListWithoutAStoreIsAnEmptyList() throws {
+        for arguments in [["session", "list"], ["session", "list", "--json"]] {
+            let result = try home.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result)")
+            #expect(result.out.isEmpty, "\(result)")
+            #expect(result.err.contains("no sessions yet (no store at \(home.databasePath))"), "\(result)")
+            #expect(result.err.contains("userdebug session import FILE"), "\(result)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: home.root.appendingPathComponent("data").path))
+        // Other reads of a missing store stay 66.
+        #expect(try home.run(["session", "show"]).status == 66)
+    }
+
     @Test func aBareUserIsASessionOfItsOwn() throws {
         try home.ok(["session", "import", "-", "--name", "local"], stdin: #"{"id": 42, "name": "Ada"}"#)
         #expect(try home.ok(["copy-id"]).out == "42\n")

@@ -229,3 +229,28 @@ func badConfigFilesNameTheLineColumnAndKey(_ bad: BadConfig) throws {
         #expect(try Config.parse(Array(text.utf8), file: "c").hotkeys.first?.action == "admin-url")
     }
 }
+
+/// `notifications` as a word (when) or an object with the failure notifications' timeout: 30 s
+/// unless set, null for "until dismissed" (issue 28 item 5).
+@Test func notificationsTakeAFailureTimeout() throws {
+    func parse(_ text: String) throws(ConfigError) -> Config { try Config.parse(Array(text.utf8), file: "c.json") }
+    #expect(try parse("{}").failureNotificationSeconds == 30)
+    let word = try parse(#"{"notifications": "always"}"#)
+    #expect(word.notifications == .always && word.failureNotificationSeconds == 30)
+    let long = try parse(#"{"notifications": {"when": "never", "failureTimeoutSeconds": 7.5}}"#)
+    #expect(long.notifications == .never && long.failureNotificationSeconds == 7.5)
+    let forever = try parse(#"{"notifications": {"failureTimeoutSeconds": null}}"#)
+    #expect(forever.notifications == .auto && forever.failureNotificationSeconds == nil)
+    for (text, names) in [
+        (#"{"notifications": {"failureTimeoutSeconds": 0}}"#, "notifications.failureTimeoutSeconds"),
+        (#"{"notifications": {"when": "sometimes"}}"#, "notifications.when"),
+        (#"{"notifications": {"timeout": 5}}"#, "notifications.timeout"),
+    ] {
+        #expect(throws: ConfigError.self) { try parse(text) }
+        do {
+            _ = try parse(text)
+        } catch {
+            #expect(error.description.contains(names), "\(error)")
+        }
+    }
+}

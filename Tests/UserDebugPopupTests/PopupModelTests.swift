@@ -34,6 +34,17 @@ import UserDebugKit
         #expect(model.selectedRow?.id == "a")
     }
 
+    /// A secret action's row says so, as dmenu and rofi show it (issue 28 item 5); filtered too.
+    @Test func aSecretActionIsMarkedSecret() {
+        let token = MenuElement.action(
+            DebugAction(id: "copy-token", title: "Copy Token", isSecret: true) { _ in Payload(text: "t") })
+        var model = Self.model([Self.action("a"), token])
+        #expect(model.rows.map(\.title) == ["Title a", "Copy Token (secret)"])
+        model.filter = "token"
+        model.rebuild(keeping: nil)
+        #expect(model.rows.map(\.title) == ["Copy Token (secret)"])
+    }
+
     @Test func rightOpensASubmenuLeftComesBackToIt() {
         var model = Self.model(Self.tree)
         #expect(model.key(Keysym.down, state: 0, text: "") == .redraw)

@@ -95,6 +95,7 @@ enum DaemonCommand {
             throw error
         }
         let lost = daemon.loop()
+        if let status = daemon.statusFile { unlink(status) }
         withExtendedLifetime(lock) {}
         if let lost { throw CommandError(.unavailable, "daemon: lost the X server on \(daemon.display): \(lost)") }
     }
@@ -111,10 +112,14 @@ enum DaemonCommand {
         let host = try X11SelectionHost(display: display, timeout: max(config.clipboard.connectTimeout, 2))
         daemonSignals.install()
         let daemon = Daemon(keys: keys, host: host, display: display, config: config, invocation: invocation)
+        daemon.statusFile = DaemonStatus.path(lockPath: lock.path)
         try daemon.grabAll()
         let waiting = invocation.arguments.has("keep-waiting")
         if let none = daemon.noKeyGrabbed(waiting: waiting) {
-            guard waiting else { throw none }
+            guard waiting else {
+                if let status = daemon.statusFile { unlink(status) }
+                throw none
+            }
             Daemon.log(none.message)
             daemon.notice.notify(none, .noKeys)
         }

@@ -6,24 +6,31 @@ import X11Clipboard
 #endif
 
 /// `userdebug doctor`: which clipboard backend a copy would use and why — each probe the rule
-/// asks, its answer, and the rule's verdict — as text, or as JSON for scripts.
+/// asks, its answer, and the rule's verdict — and what a hotkey needs (`DoctorHealth`), as
+/// text, or as JSON for scripts.
 enum DoctorCommand {
     static let spec = CommandSpec(
         path: ["doctor"],
-        summary: "Check the store, and show which clipboard backend a copy would use and why (--json for scripts).",
+        summary: "Check what a hotkey needs, naming the fix for each problem, and show the clipboard route.",
         usage: "doctor [--backend auto|wayland|x11] [--json] [--salvage NEW-STORE]",
         discussion: """
-            Checks the store with SQLite's integrity check (read-only: nothing is created or
-            changed) and reports what is damaged. Asks the compositor on WAYLAND_DISPLAY (does it
-            answer, which data-control protocol and version it offers) and the X server on DISPLAY
-            (does it answer, does CLIPBOARD have an owner), then applies the rule every command
-            applies: a Wayland compositor with data-control, else the X display (XWayland under
-            GNOME and weston), else standard output. --backend and clipboard.backend force one.
+            Answers "why does my key do nothing?". Shows the clipboard route as every command
+            applies it: a Wayland compositor with data-control, else the X display (XWayland under
+            GNOME and weston), else standard output; --backend and clipboard.backend force one.
+            Checks the store with SQLite's integrity check, read-only. Then one line per check,
+            each with the command that fixes a problem: config (parses; the sections in force),
+            session (a current one with a usable token), desktop (X11, or Wayland and XWayland),
+            WAYLAND_DISPLAY unset beside a compositor of yours, the daemon on this display and the
+            keys it holds, keys another program holds, a notification service on the session bus,
+            userdebug-popup (for a menu key) and the launcher, found and safe to run.
+            Exits 0 only when a hotkey has all it needs; else with the first problem's status:
+            78 config, 74 damaged store, 66 no session or no token, 69 no display, WAYLAND_DISPLAY
+            unset, no daemon, a key taken or not held, no notification service, no popup, 77 a
+            popup others may replace.
             --salvage NEW-STORE copies every session and response that can still be read into a
             new store file (which must not exist); point USERDEBUG_HOME at it, or move it into
-            place. Exits 0 when the store is intact or there is none, 74 when it is damaged (after
-            the report, or after a salvage), 78 for a bad config file.
-            Example: userdebug doctor --json | jq -r .backend
+            place.
+            Example: userdebug doctor --json | jq -r '.checks[] | select(.state == "problem") | .fix'
             """,
         options: [
             OutputTarget.backendOption, .flag("json", "The findings as one JSON document."),
@@ -39,7 +46,12 @@ enum DoctorCommand {
             invocation.arguments.has("json")
             ? Payload(text: JSONWriter(indent: 2).string(report.json), kind: .json) : Payload(text: report.text)
         try StandardOutputSink(isTerminal: invocation.stdoutKind == .terminal).write(payload)
-        if case .damaged = report.store.diagnosis { throw PassThroughExit(status: ExitStatus.ioError.rawValue) }
+        if let problem = report.health.firstProblem, let status = problem.status {
+            // The store's damage is the report itself (the salvage line says what to do).
+            if problem.name == "store" { throw PassThroughExit(status: status.rawValue) }
+            throw CommandError(
+                status, "\(problem.name): \(problem.detail)" + (problem.fix.map { "; fix: \($0)" } ?? ""))
+        }
     }
 
     /// `--salvage NEW-STORE`: the readable rows into a new store, and what was kept on stderr.
@@ -141,25 +153,48 @@ struct DoctorReport {
     var choice: BackendChoice
     var configFile: String
     var store: StoreFinding
+    /// The connect timeout the probes were given.
+    var timeout: Double
+    /// The health checks, in order (`DoctorHealth`).
+    var health = DoctorHealth(checks: [])
 
-    /// Asks both display servers (whatever the rule would skip) and applies the rule to the answers.
+    /// Asks both display servers (whatever the rule would skip) and applies the rule to the
+    /// answers; then checks what a hotkey needs. A broken config is a finding, and the rest is
+    /// checked with the defaults.
     static func gather(_ invocation: Invocation) throws -> DoctorReport {
+        let (configCheck, config) = DoctorHealth.config(invocation)
         let (preference, source) = try BackendChoice.preference(invocation)
-        let timeout = try invocation.config().clipboard.connectTimeout
+        let timeout = config.clipboard.connectTimeout
         let endpoint = invocation.waylandEndpoint
         let wayland = endpoint.probe(timeout: timeout)
         let display = invocation.variable("DISPLAY").flatMap { $0.isEmpty ? nil : $0 }
         let choice = BackendChoice.choose(
             preference, from: source, waylandDisplay: endpoint.display, discovered: endpoint.discovery != nil
         ) { wayland }
-        return DoctorReport(
+        var report = DoctorReport(
             preference: preference, source: source, waylandDisplay: endpoint.display,
             waylandFound: endpoint.discovery != nil && endpoint.display != nil, wayland: wayland,
             display: display, x11: X11Finding.probe(display, timeout: timeout), choice: choice,
             configFile: invocation.paths.configFile,
             store: StoreFinding(
                 path: invocation.paths.databasePath,
-                diagnosis: try SessionStore.diagnose(path: invocation.paths.databasePath)))
+                diagnosis: try SessionStore.diagnose(path: invocation.paths.databasePath)),
+            timeout: timeout)
+        var checks = [configCheck]
+        if case .damaged(let problems) = report.store.diagnosis {
+            checks.append(
+                .problem(
+                    "store", .ioError, problems.joined(separator: "; "), fix: "userdebug doctor --salvage NEW.sqlite3"))
+        }
+        checks.append(DoctorHealth.session(invocation, store: report.store))
+        checks += DoctorHealth.display(report, config: config)
+        let daemon = DoctorDaemonCheck.gather(invocation, config: config, display: display, timeout: timeout)
+        checks += [daemon.daemon, daemon.keys]
+        checks.append(DoctorHealth.notifications(invocation, config: config, timeout: timeout))
+        checks.append(DoctorHealth.popup(invocation, config: config))
+        checks.append(DoctorHealth.launcher(invocation))
+        report.health = DoctorHealth(checks: checks)
+        return report
     }
 
     /// What a copy does: `wayland`, `x11`, or `stdout` (no clipboard: `--to auto` falls back to
@@ -197,7 +232,17 @@ struct DoctorReport {
         DISPLAY: \(display.map { "\($0) — " } ?? "")\(x11.description)
         config: \(configFile)
         store: \(store.text)
+        \(healthText)
         """
+    }
+
+    /// The health lines (the store's is above), then the verdict.
+    var healthText: String {
+        let lines = health.checks.filter { $0.name != "store" }.map { "  " + $0.text.replacing("\n", with: "\n  ") }
+        let verdict =
+            health.firstProblem.map { "first problem: \($0.name) (exit \($0.status?.rawValue ?? 1))" }
+            ?? "hotkeys: everything they need is in place"
+        return (["checks:"] + lines + [verdict]).joined(separator: "\n")
     }
 
     var json: JSONValue {
@@ -225,6 +270,8 @@ struct DoctorReport {
                         "clipboardOwned": owned, "detail": .string(x11.description),
                     ])),
                 "config": .string(configFile), "store": store.json,
+                "checks": .array(health.checks.map(\.json)),
+                "status": .number(String(health.firstProblem?.status?.rawValue ?? 0)),
             ]))
     }
 }

@@ -147,12 +147,21 @@ enum SessionCommands {
         discussion: """
             One record per line: {"name", "current", "environment", "baseURL", "user": {…}}. Tokens are
             never listed; a name, user or environment that holds a secret (a session's token, a JWT)
-            is [redacted] unless --reveal. Example: userdebug session list | jq -r 'select(.current) | .name'
+            is [redacted] unless --reveal. No store yet lists nothing (exit 0, a notice on stderr).
+            Example: userdebug session list | jq -r 'select(.current) | .name'
             """,
         options: [.flag("json", "JSON lines even on a terminal.")],
         maxPositionals: 0
     ) { invocation in
-        let store = try invocation.storeForReading()
+        let store: SessionStore
+        do {
+            store = try invocation.storeForReading()
+        } catch StoreError.missing(let path) {
+            // No store yet is no session yet: an empty list, as `ls` of an empty directory.
+            invocation.diagnostics.notice(
+                "no sessions yet (no store at \(path)); record one: userdebug session import FILE")
+            return
+        }
         let current = try store.currentSessionName()
         let sessions = try store.sessions()
         // Every session's token: a session may be named after another's (a login rule names it

@@ -80,10 +80,35 @@ final class Daemon {
             }
         }
         ungrabbed = failures.map { "\($0.binding.written) \($0.why)" }
+        notGrabbed = failures.map { ($0.binding.written, $0.why) }
+        publishStatus()
         guard failures.count < config.hotkeys.count else { return }
         for failure in failures {
             let others = failure.why.hasPrefix("is taken") ? "; the other keys work" : ""
             Daemon.log("\(failure.binding.written) \(failure.why)\(others)")
+        }
+    }
+
+    /// Where the daemon tells `doctor` which keys it holds (`DaemonStatus`); nil: nowhere.
+    var statusFile: String?
+    /// Whether a failure to write `statusFile` was logged (once is enough).
+    private var statusProblemLogged = false
+
+    /// The last grab's keys that were not grabbed (as written) and why.
+    private var notGrabbed: [(key: String, why: String)] = []
+
+    /// Writes `statusFile` after a grab or a reload: each binding, and why one is not grabbed.
+    private func publishStatus() {
+        guard let statusFile else { return }
+        let keys = config.hotkeys.map { binding in
+            DaemonStatus.Key(
+                key: binding.written, action: binding.action,
+                problem: notGrabbed.first { $0.key == binding.written }?.why)
+        }
+        let status = DaemonStatus(pid: getpid(), display: display, configFile: configPath, keys: keys)
+        if let problem = status.write(to: statusFile), !statusProblemLogged {
+            statusProblemLogged = true
+            Daemon.log("doctor will not see the keys: \(problem)")
         }
     }
 
@@ -211,6 +236,7 @@ final class Daemon {
         if retry {
             do throws(ClipboardError) { try grabAll() } catch { return ErrorReport.classify(error).1 }
         }
+        if !retry { publishStatus() }
         Daemon.log("reloaded \(configPath) (\(why)): \(summary)")
         if retry, let none = noKeyGrabbed(waiting: true) {
             Daemon.log(none.message)

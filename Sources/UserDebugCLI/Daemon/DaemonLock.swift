@@ -63,6 +63,21 @@ struct DaemonLock {
     /// `/tmp/userdebug-UID` (made 0700 and checked), with a notice when `$XDG_RUNTIME_DIR` was
     /// there but not ours alone.
     private static func lockDirectory(_ runtimeDirectory: String?) throws -> (String, notice: String?) {
+        let (path, notice) = chooseDirectory(runtimeDirectory)
+        if path == runtimeDirectory { return (path, nil) }
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw CommandError(.ioError, "cannot create \(path): \(describe(errno))")
+        }
+        var status = stat()
+        guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR, directoryProblem(status) == nil else {
+            throw CommandError(
+                .noPermission, "refusing \(path) for the daemon's lock: it must be a directory of yours with mode 0700")
+        }
+        return (path, notice)
+    }
+
+    /// The lock's directory by the rule above, without creating or checking the fallback.
+    private static func chooseDirectory(_ runtimeDirectory: String?) -> (String, notice: String?) {
         let path = "/tmp/userdebug-\(getuid())"
         var notice: String?
         if let runtimeDirectory, runtimeDirectory.hasPrefix("/") {
@@ -76,15 +91,60 @@ struct DaemonLock {
                 }
             }
         }
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw CommandError(.ioError, "cannot create \(path): \(describe(errno))")
-        }
-        var status = stat()
-        guard lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR, directoryProblem(status) == nil else {
-            throw CommandError(
-                .noPermission, "refusing \(path) for the daemon's lock: it must be a directory of yours with mode 0700")
-        }
         return (path, notice)
+    }
+
+    /// Where the lock for `display` would be, and the pid of the daemon holding it (nil: none
+    /// runs), for `doctor`. Read-only: the lock is not tried (a try could make a daemon starting
+    /// at that moment exit 75); the kernel's table of locks (`/proc/locks`) names the holder of
+    /// the lock file's inode. A lock file that is not ours alone has no holder we believe.
+    static func holder(display: String, runtimeDirectory: String?) -> (path: String, pid: Int32?) {
+        let directory = chooseDirectory(runtimeDirectory).0
+        let path = directory + "/userdebug-daemon-" + fileName(display) + ".lock"
+        if directory != runtimeDirectory {
+            var status = stat()
+            guard lstat(directory, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR, directoryProblem(status) == nil
+            else { return (path, nil) }
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return (path, nil) }
+        defer { close(fd) }
+        var status = stat()
+        guard fileProblem(fd) == nil, fstat(fd, &status) == 0 else { return (path, nil) }
+        return (path, flockHolder(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)))
+    }
+
+    /// The pid of the `flock` on `device`:`inode` in `/proc/locks` (`1: FLOCK ADVISORY WRITE
+    /// 1234 00:1a:5678 0 EOF`; a waiter's line, `1: -> FLOCK …`, is passed over).
+    private static func flockHolder(device: UInt64, inode: UInt64) -> Int32? {
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~UInt64(0xfff))
+        let minor = (device & 0xff) | ((device >> 12) & ~UInt64(0xff))
+        guard let table = readProcLocks() else { return nil }
+        for line in table.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[1] == "FLOCK" else { continue }
+            let place = fields[5].split(separator: ":")
+            guard place.count == 3, UInt64(place[0], radix: 16) == major, UInt64(place[1], radix: 16) == minor,
+                UInt64(place[2]) == inode
+            else { continue }
+            return Int32(fields[4])
+        }
+        return nil
+    }
+
+    private static func readProcLocks() -> String? {
+        let fd = open("/proc/locks", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while bytes.count < 1 << 24 {
+            let count = read(fd, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// What keeps a directory from holding the lock: not ours, or open to group or others.

@@ -58,6 +58,9 @@ package struct Notifier: Sendable {
     let mode: NotificationMode
     let origin: Origin
     let token: String?
+    /// How long a failure's notification stays (config `notifications.failureTimeoutSeconds`);
+    /// nil: until dismissed.
+    var failureSeconds: Double? = Config.defaults.failureNotificationSeconds
     let variable: @Sendable (String) -> String?
     let report: @Sendable (String) -> Void
 
@@ -89,14 +92,17 @@ package struct Notifier: Sendable {
     /// Shows `outcome` when the mode and origin ask for it; within 200 ms, and at once when no
     /// session bus exists. Never throws: a notification that cannot be shown is a stderr line.
     package func notify(outcome: ActionOutcome) {
-        send { NotificationText.notification(for: outcome, token: token) }
+        send { NotificationText.notification(for: outcome, token: token, failureSeconds: failureSeconds) }
     }
 
     /// Shows a critical notification of `error`, a failure of the hotkey daemon itself rather than
     /// of an action: the summary is `headline: the problem`, the body the fix the error names, else
     /// `advice`. Sent as `notify(outcome:)` sends.
     package func notify(failure error: any Error, headline: String, advice: String) {
-        send { NotificationText.failure(error, token: token, headline: headline, advice: advice) }
+        send {
+            NotificationText.failure(
+                error, token: token, headline: headline, advice: advice, expireAfter: failureSeconds)
+        }
     }
 
     /// Sends what `make` builds when the mode and origin ask for a notification.
@@ -117,7 +123,9 @@ package struct Notifier: Sendable {
 
 /// The texts of a notification: what was copied (never a secret), or what failed and what to do.
 enum NotificationText {
-    static func notification(for outcome: ActionOutcome, token: String?) -> DesktopNotification {
+    static func notification(for outcome: ActionOutcome, token: String?, failureSeconds: Double?)
+        -> DesktopNotification
+    {
         switch outcome {
         case .delivered(let delivery):
             let verb = delivery.selections.isEmpty ? "Wrote" : "Copied"
@@ -127,20 +135,24 @@ enum NotificationText {
                 summary: oneLine(summary.trimmingTrailingSpaces), body: markupEscaped("to \(place)"),
                 urgency: .normal, icon: "edit-copy", expireTimeout: 4000)
         case .failed(let error):
-            return failure(error, token: token, headline: nil, advice: nil)
+            return failure(error, token: token, headline: nil, advice: nil, expireAfter: failureSeconds)
         }
     }
 
     /// A critical notification of `error`: its problem (after `headline: ` when there is one) and
     /// what to do, which is the error's own advice, else `advice`, else the advice for its status.
-    static func failure(_ error: any Error, token: String?, headline: String?, advice: String?) -> DesktopNotification {
+    /// It expires after `expireAfter` seconds (nil: when dismissed).
+    static func failure(
+        _ error: any Error, token: String?, headline: String?, advice: String?, expireAfter: Double?
+    ) -> DesktopNotification {
         let (status, text) = ErrorReport.classify(error)
         let message = oneLine(SecretPayloads.redacted(text, token: token))
         let (problem, remedy) = split(message, status: status)
         return DesktopNotification(
             summary: headline.map { "\($0): \(problem)" } ?? capitalized(problem),
             body: markupEscaped(capitalized(remedy ?? advice ?? defaultAdvice(status))), urgency: .critical,
-            icon: "dialog-error", expireTimeout: -1)
+            icon: "dialog-error",
+            expireTimeout: expireAfter.map { Int32(min($0 * 1000, Double(Int32.max)).rounded()) } ?? 0)
     }
 
     /// "user id", "the token", … for the built-in actions, the quoted title otherwise (a config
@@ -227,10 +239,12 @@ extension Notifier {
     /// read: a broken config is a failure to report), our environment, stderr through
     /// `--quiet`-aware diagnostics.
     static func of(_ invocation: Invocation, origin: Origin, token: String?) -> Notifier {
-        let mode = (try? invocation.config())?.notifications ?? .auto
+        let config = try? invocation.config()
         let diagnostics = invocation.diagnostics
-        return Notifier(
-            mode: mode, origin: origin, token: token, variable: { invocation.variable($0) },
+        var notifier = Notifier(
+            mode: config?.notifications ?? .auto, origin: origin, token: token, variable: { invocation.variable($0) },
             report: { diagnostics.notice($0) })
+        notifier.failureSeconds = config.map(\.failureNotificationSeconds) ?? Config.defaults.failureNotificationSeconds
+        return notifier
     }
 }

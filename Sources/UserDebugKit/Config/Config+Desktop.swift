@@ -25,7 +25,19 @@ extension Config {
     static func readNotifications(_ config: inout Config, _ value: JSONValue, _ reader: ConfigReader)
         throws(ConfigError)
     {
-        config.notifications = try reader.choice(value, at: "notifications", as: NotificationMode.self)
+        guard case .object = value else {
+            config.notifications = try reader.choice(value, at: "notifications", as: NotificationMode.self)
+            return
+        }
+        // The long form: {"when": "auto", "failureTimeoutSeconds": 30} (null: until dismissed).
+        let object = try reader.members(value, at: "notifications", known: ["when", "failureTimeoutSeconds"])
+        if let when = object["when"] {
+            config.notifications = try reader.choice(when, at: "notifications.when", as: NotificationMode.self)
+        }
+        if let seconds = object["failureTimeoutSeconds"] {
+            config.failureNotificationSeconds = try reader.positiveSeconds(
+                seconds, at: "notifications.failureTimeoutSeconds", allowsNull: true)
+        }
     }
 
     /// Reads the `menu` section: `menu.launcher` (here) and `menu.popup` (the popup's look).

@@ -80,6 +80,10 @@ public struct Config: Sendable, Equatable {
     public var backendSections: [BackendProvider.Settings] = []
     /// `notifications`: when an action's outcome is shown as a desktop notification.
     public var notifications: NotificationMode = .auto
+    /// `notifications.failureTimeoutSeconds`: how long a failure's (critical) notification
+    /// stays; nil: until it is dismissed. Notification daemons keep critical ones forever by
+    /// default (dunst), so a morning of mistakes would stack up.
+    public var failureNotificationSeconds: Double? = 30
     /// The `menu` section: the launcher of `menu --dmenu`.
     public var menu: Menu = Menu()
     /// The `hotkeys` section: the keys `userdebug daemon` grabs and what each runs (none by default).
