@@ -40,6 +40,7 @@ _userdebug_commands=(
     'capture|--tag|'
     'daemon|--check --trace --keep-waiting|'
     'doctor|--backend --json --salvage|'
+    'setup|--yes --desktop --keys --dry-run --undo|'
     'help||command'
     'version||'
 )
@@ -61,7 +62,7 @@ _userdebug_value_of() {
         --target) REPLY='UTF8_STRING TARGETS STRING TEXT application/json' ;;
         --body-file) REPLY=:file ;;
         --salvage) REPLY=:file ;;
-        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout) REPLY='' ;;
+        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --desktop | --keys) REPLY='' ;;
         *) return 1 ;;
     esac
 }
