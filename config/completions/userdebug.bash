@@ -62,7 +62,8 @@ _userdebug_value_of() {
         --target) REPLY='UTF8_STRING TARGETS STRING TEXT application/json' ;;
         --body-file) REPLY=:file ;;
         --salvage) REPLY=:file ;;
-        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --desktop | --keys) REPLY='' ;;
+        --desktop) REPLY='auto x11 sway i3 gnome kde' ;;
+        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --keys) REPLY='' ;;
         *) return 1 ;;
     esac
 }

@@ -257,7 +257,7 @@ function __userdebug_commands
     complete -c userdebug -n "__userdebug_using 'doctor'" -l salvage -r -F -d 'Copy what is readable of a damaged store into a new store file'
     __userdebug_command setup 'Bind the debug keys on this desktop (config, daemon or WM bindings), check one, and say how to undo' none
     complete -c userdebug -n "__userdebug_using 'setup'" -s y -l yes -d 'Apply the plan without asking (for scripts)'
-    complete -c userdebug -n "__userdebug_using 'setup'" -l desktop -x -d 'auto (default), x11, sway, i3, gnome or kde'
+    complete -c userdebug -n "__userdebug_using 'setup'" -l desktop -x -a 'auto x11 sway i3 gnome kde' -d 'auto (default), x11, sway, i3, gnome or kde'
     complete -c userdebug -n "__userdebug_using 'setup'" -l keys -x -d 'The keys to bind, e.g. Super+Alt+I=copy-id,Super+Alt+M=menu'
     complete -c userdebug -n "__userdebug_using 'setup'" -l dry-run -d 'Show what it would change, and change nothing'
     complete -c userdebug -n "__userdebug_using 'setup'" -l undo -d 'Remove exactly what setup added: files back byte for byte, the daemon it started stopped'

@@ -36,7 +36,10 @@ enum SetupCommand {
             """,
         options: [
             .flag("yes", short: "y", "Apply the plan without asking (for scripts)."),
-            .value("desktop", "DESKTOP", "auto (default), x11, sway, i3, gnome or kde.").checked {
+            .value(
+                "desktop", "DESKTOP", completes: .words { desktopChoices },
+                "auto (default), x11, sway, i3, gnome or kde."
+            ).checked {
                 value throws(CommandError) in
                 guard desktopChoices.contains(value) else {
                     throw CommandError(
