@@ -68,9 +68,9 @@ fi
 # targets carry unsafeFlags as a versioned dependency, and an app depends on UserDebugKit.
 c_warnings=(-Xcc -Wall -Xcc -Wextra -Xcc -Werror=implicit-function-declaration)
 
-# Generated sources are current: CWayland's protocol tables against the protocol XML (before the
-# build: a stale table fails at once).
-python3 Scripts/gen-wayland-protocol.py --check || {
+# Generated sources are current: CWayland's protocol tables against the protocol XML, and the
+# files setup writes (SetupTemplates.swift) against config/ (before the build: fails at once).
+python3 Scripts/gen-wayland-protocol.py --check && python3 Scripts/gen-templates.py --check || {
   echo "test.sh: a generated file is stale (see above)" >&2
   exit 1
 }
