@@ -116,6 +116,37 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: marker))
     }
 
+    /// Issue 25, item 6: the token encoded (base64, percent-encoded, a letter percent-encoded
+    /// that needs no encoding, hex) in a user field an argument may hold stops the command as the
+    /// literal does; the same field shown as a menu subtitle is left out.
+    @Test(arguments: ["base64", "percent", "non-canonical", "hex"])
+    func anArgumentHoldingTheTokenEncodedStopsTheCommand(_ form: String) throws {
+        let token = "Tok/EN+CANARY2=="
+        let encoded: String = {
+            switch form {
+            case "base64": return Data(token.utf8).base64EncodedString()
+            case "percent": return token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            case "non-canonical": return "Tok%2FEN%2B%43ANARY2%3D%3D"
+            default: return token.utf8.map { String(format: "%02x", $0) }.joined()
+            }
+        }()
+        let home = try UserDebugHome()
+        try home.ok(
+            ["session", "import", "-"],
+            stdin: #"{"name": "s", "user": {"identifier": "usr_1", "name": "\#(encoded)"}, "token": "\#(token)"}"#)
+        let marker = home.root.appendingPathComponent("marker").path
+        try home.file(
+            "config/config.json",
+            #"{"actions": [{"id": "n", "title": "N", "command": ["sh", "-c", "touch '\#(marker)'", "x", "{{user.name}}"]}]}"#
+        )
+        let (result, execs) = try Self.traced(
+            [UserDebugHome.binary, "run", "n", "--to", "stdout"], environment: home.environment, in: home)
+        #expect(result.status == 78, "\(form) \(encoded): \(result)")
+        #expect(result.err.contains("actions[0].command[4]"), "\(result)")
+        #expect(!execs.contains(encoded), "\(form) reached argv")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
     @Test(arguments: ["/bin/bash", "/usr/bin/dash", "/usr/bin/zsh"], [false, true])
     func aRevealedExportCurlRunsWithTheTokenOutsideArgv(_ shell: String, oneLine: Bool) throws {
         let home = try UserDebugHome()

@@ -64,11 +64,13 @@ public struct ConfigActionProvider: DebugActionProvider {
     }
 
     /// The config check keeps placeholders that can carry a secret out of arguments; this catches
-    /// the token in one that may not (a user's name field the app filled with it): every local
-    /// user can read a process's arguments.
+    /// the token in one that may not (a user's name field the app filled with it), literally or
+    /// encoded (base64, hex, percent-encoded, escaped: issue 25, item 6): every local user can
+    /// read a process's arguments.
     private static func refuseTokenInArguments(_ argv: [String], key: String, token: String?) throws(ActionError) {
         guard let token, !token.isEmpty else { return }
-        for (position, argument) in argv.enumerated().dropFirst() where argument.contains(token) {
+        for (position, argument) in argv.enumerated().dropFirst()
+        where argument.contains(token) || SecretPayloads.holdsEncodedToken(Array(argument.utf8), token: token) {
             throw ActionError.unsafeConfig(
                 key: key + ".command[\(position)]",
                 reason:

@@ -37,8 +37,16 @@ package enum SecretPayloads {
 
     /// Whether `bytes` hold `token` (or its percent-encoded form) or a JWT-shaped value: the
     /// test a value from recorded data must pass to be shown, e.g. as a menu subtitle.
+    /// Encoded forms count too (issue 25, item 6): base64 at any offset, hex, percent-encoding of
+    /// any character (`HSTOK%43ANARY`), JSON and XML escapes: the redactor's known-secret search.
     package static func looksSecret(_ bytes: [UInt8], token: String?) -> Bool {
-        holdsSecretShape(bytes, needles: tokenForms(token))
+        holdsSecretShape(bytes, needles: tokenForms(token)) || holdsEncodedToken(bytes, token: token)
+    }
+
+    /// Whether `bytes` hold `token` in any form the redactor's known-secret search finds.
+    package static func holdsEncodedToken(_ bytes: [UInt8], token: String?) -> Bool {
+        guard let token, token.utf8.count >= Redacted.minimumSecretLength else { return false }
+        return Redactor(knownSecrets: [token]).containsKnownSecret(bytes)
     }
 
     /// `text` with `token` (and its percent-encoded form) and every JWT-shaped value replaced by
@@ -46,6 +54,9 @@ package enum SecretPayloads {
     /// titles).
     package static func redacted(_ text: String, token: String?) -> String {
         let bytes = Array(text.utf8)
+        if let token, holdsEncodedToken(bytes, token: token) {
+            return Redactor(knownSecrets: [token]).replacingKnownSecrets(in: text)
+        }
         let replaced = replacingShapes(in: bytes, needles: tokenForms(token))
         return replaced == bytes ? text : String(decoding: replaced, as: UTF8.self)
     }
