@@ -189,7 +189,8 @@ struct DoctorHealth {
                     .warning(
                         "wayland-keys", DaemonCommand.waylandNote,
                         fix:
-                            "bind the keys in the compositor too, e.g. sway: bindsym Mod4+Mod1+i exec userdebug copy-id"
+                            "bind the keys in the compositor too, e.g. sway: "
+                            + "bindsym Mod4+Mod1+i exec userdebug copy-id --to clipboard"
                     ))
             }
         } else if x11Answers, let display = report.display {
