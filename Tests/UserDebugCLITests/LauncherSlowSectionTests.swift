@@ -65,6 +65,17 @@ import Testing
         return path
     }
 
+    /// The live curl processes started for this test's home (their environment names it).
+    func curls() -> [String] {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { Int($0) != nil } ?? []
+        return pids.filter { pid in
+            let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
+            guard comm.hasPrefix("curl"), let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ")
+            else { return false }
+            return String(decoding: environ, as: UTF8.self).contains("USERDEBUG_HOME=" + home.root.path + "\0")
+        }
+    }
+
     func pass(_ n: Int, _ what: String) -> String {
         (try? String(contentsOfFile: home.root.appendingPathComponent("launcher/\(what)-\(n)").path, encoding: .utf8))
             ?? ""
@@ -99,8 +110,11 @@ import Testing
                 ["menu", "--dmenu", "--launcher", stub], extraEnvironment: ["DISPLAY": x.display])
             #expect(result.status == 0, "\(result)")
             #expect(x.readOnceOwned() == Array("usr_1".utf8))
-            // userdebug is done and the slow request is still held at the server.
+            // userdebug is done and the slow request is still held at the server; the curl
+            // that asked for it went with userdebug.
             #expect(server.answered().isEmpty, "\(server.answered())")
+            #expect(try slowRequests() == 1)
+            #expect(eventually(timeout: 10) { curls().isEmpty }, "\(curls())")
             #expect(pass(1, "lines").contains("Slow (loading)"))
         }
     }
@@ -123,6 +137,7 @@ import Testing
             #expect(loading.hasSuffix("\0info\u{1f}loading backend.slow"), "\(loading)")
             #expect(!rows.contains { $0.hasPrefix("Slow › ") }, "\(rows)")
             #expect(server.answered().isEmpty, "rofi listed before the slow section answered")
+            #expect(eventually(timeout: 10) { curls().isEmpty }, "\(curls())")
             let asked = try slowRequests()
             // rofi calls the script again with the chosen row's info: only the fast section is asked.
             let chosen = try home.run(

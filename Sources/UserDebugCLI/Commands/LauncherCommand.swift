@@ -37,6 +37,8 @@ enum LauncherCommand {
     /// line waits for that section and shows its lines in a second launcher; choosing an action
     /// runs it at once, waiting for nothing it does not come from.
     static func run(_ invocation: Invocation) throws {
+        // A section still loading when we are done is not waited for: its curl goes with us.
+        defer { if invocation.exitsSoon { ProcessRunner.stopAll() } }
         var session: MenuSession?
         do {
             let argv = try launcher(invocation)

@@ -51,6 +51,8 @@ enum RofiCommand {
     /// has answered. With `typed` (a custom entry), runs the action it names instead, or lists
     /// again with a message saying it names none.
     private static func listOrRun(_ invocation: Invocation, typed: String?, waitingFor section: String?) throws {
+        // The sections still loading once the rows are out are asked again on the next call.
+        defer { if invocation.exitsSoon { ProcessRunner.stopAll() } }
         let session = try MenuSession.request(
             providers: MenuSources.allProviders(invocation), context: { try MenuSources.context(invocation) },
             observers: MenuSources.observers(invocation))
