@@ -154,6 +154,11 @@ import Testing
                 ["rofi", "Slow (loading)"], extraEnvironment: ["ROFI_RETV": "1", "ROFI_INFO": "loading backend.slow"])
             #expect(
                 again.out.contains("Slow › Copy target — /gated/slow\0info\u{1f}backend.slow.field.target"), "\(again)")
+            // An id of a section still loading, typed in (ROFI_RETV=2): it runs once that section answers.
+            let typed = try home.run(
+                ["rofi", "backend.slow.field.target"], extraEnvironment: ["DISPLAY": x.display, "ROFI_RETV": "2"])
+            #expect(typed.status == 0 && typed.stdout.isEmpty, "\(typed)")
+            #expect(x.readOnceOwned(until: { $0 == Array("/gated/slow".utf8) }) == Array("/gated/slow".utf8))
         }
     }
 }
