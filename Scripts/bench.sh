@@ -49,7 +49,7 @@ echo "# binary: $(file -b "$ud" | cut -d, -f1-4), $(stat -c %s "$ud") bytes"
 home_with() { # home_with DIR COUNT: a home with the sample session and COUNT responses
   local dir=$1 count=$2
   mkdir -p "$dir"
-  USERDEBUG_HOME=$dir "$ud" session import config/sample-session.json --name bench -q
+  USERDEBUG_HOME=$dir "$ud" session import config/sample-session.json --session bench -q
   "$bin/userdebug-bench" fill "$dir/data/userdebug.sqlite3" "$count" >/dev/null
   USERDEBUG_HOME=$dir "$ud" session use bench -q
 }
@@ -208,7 +208,7 @@ if [[ $what == all || $what == hotkey ]]; then
   for home in home1 home2 ${before_daemon:+home3}; do
     for which in a b; do
       sed "s/usr_8f14e45f/usr_${which}_$home/" config/sample-session.json >"$hk/$which.json"
-      USERDEBUG_HOME=$hk/$home "$ud" session import "$hk/$which.json" --name "$which" -q
+      USERDEBUG_HOME=$hk/$home "$ud" session import "$hk/$which.json" --session "$which" -q
     done
     mkdir -p "$hk/$home/config"
     printf '{"hotkeys": {"Super+Alt+I": "copy-id"}}\n' >"$hk/$home/config/config.json"

@@ -25,6 +25,10 @@ What it answers depends on the path:
                      x-gzip, deflate (zlib), raw-deflate (labelled deflate, as browsers accept),
                      br, gzip-br (gzip then br: "gzip, br"), zstd (the zstd CLI), corrupt-gzip
                      (truncated), unknown (plain JSON labelled x-unknown)
+    /gated/NAME      200, the request echoed back as JSON, but only once the file LOGFILE.gate-NAME
+                     exists (or after 30 s): the test decides when it answers; each answer is
+                     then appended to LOGFILE.answered as the line "NAME released" (or "NAME
+                     unreleased" after the 30 s)
     anything else    200, the request echoed back as JSON
 """
 import base64
@@ -35,6 +39,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
@@ -118,6 +123,15 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(200, body, "application/json", extra=[("Content-Encoding", coding)])
         elif parts.path == "/v1/login" and self.command == "POST":
             self.login(body)
+        elif parts.path.startswith("/gated/"):
+            name = parts.path[len("/gated/"):]
+            gate = self.server.log_path + ".gate-" + name
+            deadline = time.monotonic() + 30
+            while not os.path.exists(gate) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            with LOCK, open(self.server.log_path + ".answered", "a", encoding="utf-8") as log:
+                log.write("%s %s\n" % (name, "released" if os.path.exists(gate) else "unreleased"))
+            self.answer(200, json.dumps(record).encode(), "application/json")
         elif parts.path == "/chunked":
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")

@@ -89,6 +89,17 @@ final class EchoServer: @unchecked Sendable {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
 
+    /// Lets `GET /gated/NAME` answer (it waits for this, 30 s at most).
+    func release(_ name: String) {
+        _ = FileManager.default.createFile(atPath: logPath + ".gate-" + name, contents: nil)
+    }
+
+    /// The gated answers given so far: "NAME released" (or "NAME unreleased", after 30 s).
+    func answered() -> [String] {
+        let text = (try? String(contentsOfFile: logPath + ".answered", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init)
+    }
+
     /// Every request received so far, in order.
     func requests() throws -> [EchoedRequest] {
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""

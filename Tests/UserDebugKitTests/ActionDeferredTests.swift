@@ -212,3 +212,86 @@ import Testing
         #expect(menu.elements.action(id: "late.a") != nil)
     }
 }
+
+/// Sections resolved in the background and one at a time (issue 24 item 7): a host shows what
+/// is ready, a choice waits only for its own section, and no section is asked twice.
+@Suite struct ActionDeferredOneSectionTests {
+    /// A gate a resolver waits at until the test opens it (bounded: 30 s).
+    final class Gate: Sendable {
+        private let open = Mutex(false)
+        func release() { open.withLock { $0 = true } }
+        func wait() async {
+            for _ in 0..<3000 where !open.withLock({ $0 }) { try? await Task.sleep(nanoseconds: 10_000_000) }
+        }
+    }
+
+    /// Counts how many times each section was asked.
+    final class Calls: Sendable {
+        private let counts = Mutex<[String: Int]>([:])
+        func add(_ id: String) { counts.withLock { $0[id, default: 0] += 1 } }
+        func count(_ id: String) -> Int { counts.withLock { $0[id] ?? 0 } }
+    }
+
+    static func section(_ id: String, gate: Gate? = nil, calls: Calls) -> MenuElement {
+        .deferred(
+            DeferredElement(id: id, title: id, timeout: 60) { _ in
+                calls.add(id)
+                await gate?.wait()
+                return [ActionFixtures.action(id + ".x", id)]
+            })
+    }
+
+    func state(_ menu: MenuSession, _ id: String) -> DeferredElement.State? {
+        for case .deferred(let deferred) in menu.elements where deferred.id == id { return deferred.state }
+        return nil
+    }
+
+    @Test func performingAnActionOfOneSectionAsksOnlyThatSection() throws {
+        let gate = Gate()
+        let calls = Calls()
+        defer { gate.release() }
+        let menu = try MenuSession.request(
+            providers: [
+                ActionProvider(
+                    name: "test",
+                    [Self.section("fast", calls: calls), Self.section("slow", gate: gate, calls: calls)])
+            ], context: { ActionFixtures.context() })
+        try menu.display()
+        var payload: String?
+        try menu.perform("fast.x") { payload = String(decoding: $0.bytes, as: UTF8.self) }
+        #expect(payload == "fast")
+        #expect(calls.count("fast") == 1 && calls.count("slow") == 0)
+        guard case .pending? = state(menu, "slow") else {
+            Issue.record("the slow section was resolved")
+            return
+        }
+    }
+
+    @Test func aSectionResolvingInTheBackgroundIsWaitedForNotAskedAgain() throws {
+        let gate = Gate()
+        let calls = Calls()
+        defer { gate.release() }
+        let menu = try MenuSession.request(
+            providers: [
+                ActionProvider(
+                    name: "test",
+                    [
+                        ActionFixtures.action("ready"), Self.section("fast", calls: calls),
+                        Self.section("slow", gate: gate, calls: calls),
+                    ])
+            ], context: { ActionFixtures.context() })
+        try menu.display()
+        try menu.startResolving()
+        menu.waitForDeferred(["fast"], until: .infinity)
+        guard case .resolved? = state(menu, "fast"), case .pending? = state(menu, "slow") else {
+            Issue.record(
+                "fast: \(String(describing: state(menu, "fast"))), slow: \(String(describing: state(menu, "slow")))")
+            return
+        }
+        gate.release()
+        var payload: String?
+        try menu.perform("slow.x") { payload = String(decoding: $0.bytes, as: UTF8.self) }
+        #expect(payload == "slow")
+        #expect(calls.count("fast") == 1 && calls.count("slow") == 1, "each section asked once")
+    }
+}

@@ -162,7 +162,7 @@ function __userdebug_commands
     __userdebug_command rofi 'rofi script mode: list the debug menu in rofi and run the chosen action' none
     complete -c userdebug -n "__userdebug_using 'rofi'" -l trace -d 'Print the menu\'s lifecycle events on stderr'
     __userdebug_command 'session import' 'Record a session from a JSON document (a file, or - for stdin)' file
-    complete -c userdebug -n "__userdebug_using 'session import'" -l name -x -d 'Name the session (overrides the document\'s name)'
+    complete -c userdebug -n "__userdebug_using 'session import'" -l name -x -d 'Deprecated: the old spelling of --session for this command'
     complete -c userdebug -n "__userdebug_using 'session import'" -l keep-current -d 'Do not make the recorded session the current one'
     complete -c userdebug -n "__userdebug_using 'session import'" -l from-clipboard -d 'Read the document from the CLIPBOARD instead of a file'
     complete -c userdebug -n "__userdebug_using 'session import'" -l backend -x -a 'auto wayland x11' -d 'The clipboard backend: auto, wayland or x11 (default auto: see \'userdebug doctor\')'

@@ -51,6 +51,8 @@ enum ImportCommands {
         // Login responses (few and small) are kept to find the session in once the file is read.
         var candidates: [(response: BackendResponse, id: Int64)] = []
         var login: LoginRecording.Found?
+        // Logins no rule matched (`METHOD PATH`): one hint each once the file is read.
+        var unmatched: [String] = []
         if let session {
             ids = try explainingFailures(of: source) {
                 // One transaction: each entry is recorded as soon as it is read, and any error
@@ -60,10 +62,13 @@ enum ImportCommands {
                         let id = try record(response)
                         if rules.contains(where: { $0.matches(response.request) }) {
                             candidates.append((response, id))
+                        } else if let match = LoginRecording.unmatchedLogin(response, rules: rules) {
+                            unmatched.append(match)
                         }
                     }
                 }
             }
+            LoginRecording.hintUnmatched(unmatched, rules: rules, invocation: invocation)
             login = try LoginRecording.apply(candidates.map(\.response), rules: rules, invocation: invocation)
         } else {
             // No session to record into yet: the entries wait in memory for the login among them.

@@ -24,7 +24,21 @@ enum LauncherCommand {
     /// The exit status when the launcher closed without a choice (Esc), as dmenu's own.
     static let nothingChosen: Int32 = 1
 
+    /// How long a deferred section may take and still be in the first list (seconds); a slower
+    /// one is a `Title (loading)` line. The launcher is never kept waiting for more.
+    static let readyWithin = 0.05
+
+    /// Shows the menu in the launcher and runs the choice.
+    ///
+    /// dmenu-style launchers (dmenu, rofi -dmenu, fuzzel, wofi, bemenu) draw only once their
+    /// stdin is closed, so the list cannot grow while it is shown: the deferred sections start
+    /// loading, the lines ready after `readyWithin` go to the launcher with one
+    /// `Title (loading)` line per section still loading, and stdin is closed. Choosing such a
+    /// line waits for that section and shows its lines in a second launcher; choosing an action
+    /// runs it at once, waiting for nothing it does not come from.
     static func run(_ invocation: Invocation) throws {
+        // A section still loading when we are done is not waited for: its curl goes with us.
+        defer { if invocation.exitsSoon { ProcessRunner.stopAll() } }
         var session: MenuSession?
         do {
             let argv = try launcher(invocation)
@@ -33,20 +47,32 @@ enum LauncherCommand {
                 observers: MenuSources.observers(invocation))
             session = menu
             try menu.display()
-            try menu.resolveDeferred()
+            try menu.startResolving()
+            menu.waitForDeferred(until: monotonicSeconds() + readyWithin)
             let renderer = MenuRenderer(session: menu.context.session, revealed: invocation.arguments.has("reveal"))
-            let entries = LauncherEntries.entries(menu.elements, renderer: renderer)
-            let input = entries.map { $0.line + "\n" }.joined()
-            let chosen = try choose(argv, input: Array(input.utf8), invocation: invocation)
-            guard let chosen, let id = LauncherEntries.entry(chosen: chosen, in: entries)?.actionID else {
+            var entries = LauncherEntries.entries(menu.elements, renderer: renderer)
+            while true {
+                let input = entries.map { $0.line + "\n" }.joined()
+                let chosen = try choose(argv, input: Array(input.utf8), invocation: invocation)
+                let entry = chosen.flatMap { LauncherEntries.entry(chosen: $0, in: entries) }
+                if let entry, entry.isLoading, let section = entry.section {
+                    // The second pass: that section's lines once it has answered (or failed).
+                    menu.waitForDeferred([section], until: .infinity)
+                    entries = LauncherEntries.entries(menu.elements, renderer: renderer).filter {
+                        $0.section == section
+                    }
+                    continue
+                }
+                if let id = entry?.actionID ?? chosen.flatMap({ loadingSectionAction($0, in: entries) }) {
+                    let router = OutputRouter(invocation: invocation, selectionsOnly: true)
+                    return try ActionRun.deliver(id, from: menu, router: router, origin: .key)
+                }
                 if let chosen {
                     invocation.diagnostics.notice("'\(TerminalText.escape(chosen))' runs no action; nothing done")
                 }
                 menu.cancel()
                 throw PassThroughExit(status: nothingChosen)
             }
-            let router = OutputRouter(invocation: invocation, selectionsOnly: true)
-            try ActionRun.deliver(id, from: menu, router: router, origin: .key)
         } catch let exit as PassThroughExit {
             throw exit
         } catch {
@@ -54,6 +80,12 @@ enum LauncherCommand {
             Notifier.of(invocation, origin: .key, token: session?.context.session.token).notify(outcome: .failed(error))
             throw error
         }
+    }
+
+    /// `typed` when it is the id of an action of a section still loading (typed in by hand):
+    /// performing it waits for that section only.
+    static func loadingSectionAction(_ typed: String, in entries: [LauncherEntry]) -> String? {
+        entries.contains { $0.isLoading && $0.section.map { typed.hasPrefix($0 + ".") } == true } ? typed : nil
     }
 
     /// The launcher's argv: `--launcher`, else `menu.launcher`, else the first candidate in

@@ -5,38 +5,50 @@ import UserDebugKit
 struct LauncherEntry: Equatable {
     /// The line shown: one line, no control characters, no secret.
     var line: String
-    /// The action it runs; nil for a line that only informs (a deferred section that failed,
-    /// timed out or is still loading).
+    /// The action it runs; nil for a line that only informs (a deferred section that failed or
+    /// timed out) or a section still loading.
     var actionID: String?
+    /// The deferred section (its id) the line belongs to: one of its actions, its failure, or
+    /// the section itself while it loads.
+    var section: String? = nil
+    /// A section still loading (`Title (loading)`): choosing it waits for that section and
+    /// shows its lines.
+    var isLoading = false
 }
 
 /// Flattens a resolved menu into launcher lines, each unique (a repeated line gets its id).
 enum LauncherEntries {
     static let separator = " › "
 
+    /// The lines; a deferred section still pending is one `Title (loading)` line.
     static func entries(_ elements: [MenuElement], renderer: MenuRenderer) -> [LauncherEntry] {
         var found: [LauncherEntry] = []
-        func walk(_ elements: [MenuElement], path: [String]) {
+        func walk(_ elements: [MenuElement], path: [String], section: String?) {
             for element in elements {
                 switch element {
                 case .action(let action):
                     var line = (path + [renderer.clean(action.title)]).joined(separator: separator)
                     if action.isSecret { line += " (secret)" }
                     if let subtitle = renderer.subtitle(of: action) { line += " — " + subtitle }
-                    found.append(LauncherEntry(line: safe(line), actionID: action.id))
+                    found.append(LauncherEntry(line: safe(line), actionID: action.id, section: section))
                 case .submenu(let submenu):
-                    walk(submenu.children, path: path + [renderer.clean(submenu.title)])
+                    walk(submenu.children, path: path + [renderer.clean(submenu.title)], section: section)
                 case .deferred(let deferred):
-                    if case .resolved(let children) = deferred.state {
-                        walk(children, path: path + [renderer.clean(deferred.title)])
-                    } else {
+                    switch deferred.state {
+                    case .resolved(let children):
+                        walk(children, path: path + [renderer.clean(deferred.title)], section: deferred.id)
+                    case .pending:
+                        let line = (path + [renderer.clean(deferred.title) + " (loading)"]).joined(separator: separator)
+                        found.append(
+                            LauncherEntry(line: safe(line), actionID: nil, section: deferred.id, isLoading: true))
+                    case .failed, .timedOut:
                         let line = (path + [renderer.clean(deferred.displayTitle)]).joined(separator: separator)
-                        found.append(LauncherEntry(line: safe(line), actionID: nil))
+                        found.append(LauncherEntry(line: safe(line), actionID: nil, section: deferred.id))
                     }
                 }
             }
         }
-        walk(elements, path: [])
+        walk(elements, path: [], section: nil)
         return unique(found)
     }
 

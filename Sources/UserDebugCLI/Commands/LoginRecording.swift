@@ -40,9 +40,55 @@ enum LoginRecording {
         invocation.arguments.value("session").map { StoreError.noSuchSession($0) } ?? .noCurrentSession
     }
 
+    /// `METHOD PATH` of `response` when it looks like a login (`LoginRule.looksLikeLogin`) and
+    /// no rule of `rules` matches its request; nil otherwise.
+    static func unmatchedLogin(_ response: BackendResponse, rules: [LoginRule]) -> String? {
+        guard !rules.contains(where: { $0.matches(response.request) }), LoginRule.looksLikeLogin(response) else {
+            return nil
+        }
+        return response.request.method.uppercased() + " " + LoginRule.path(of: response.request.url)
+    }
+
+    /// One stderr line for each `METHOD PATH` (in `found`, in order, each once) that answered
+    /// what looks like a login no rule matched: it was filed as a response only, so it names
+    /// the exact rule to add and the config file to add it to.
+    static func hintUnmatched(_ found: [String], rules: [LoginRule], invocation: Invocation) {
+        var seen: Set<String> = []
+        for match in found where seen.insert(match).inserted {
+            let quoted = jsonQuoted(match)
+            let config = invocation.paths.configFile
+            let fix =
+                rules.isEmpty
+                ? "add {\"login\": [{\"match\": \(quoted)}]} to \(config)"
+                : "add {\"match\": \(quoted)} to \"login\" in \(config)"
+            invocation.diagnostics.notice(
+                "\(match) answered what looks like a login (a user with an identifier, and a token), "
+                    + "but no login rule matched it, so no session was recorded from it; to record one, \(fix)")
+        }
+    }
+
+    /// `text` as a JSON string.
+    private static func jsonQuoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20:
+                out +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                    + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
     /// Saves the last login among `responses` (found by `rules`) and makes it current; reports
-    /// the matching responses whose body held no usable login. Nil when there was none.
+    /// the matching responses whose body held no usable login, and the ones that look like a
+    /// login no rule matched (`hintUnmatched`). Nil when there was none.
     static func apply(_ responses: [BackendResponse], rules: [LoginRule], invocation: Invocation) throws -> Found? {
+        hintUnmatched(responses.compactMap { unmatchedLogin($0, rules: rules) }, rules: rules, invocation: invocation)
         var last: (index: Int, login: LoginRule.Login)?
         let name = invocation.arguments.value("session")
         for (index, outcome) in LoginRule.logins(in: responses, rules: rules, name: name) {

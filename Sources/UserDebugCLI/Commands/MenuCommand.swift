@@ -13,7 +13,9 @@ enum MenuCommand {
             out", never as a hang. Run an entry with 'userdebug run ID'.
             --popup shows it as a window at the pointer (the userdebug-popup program).
             With --dmenu the menu is shown in a launcher and the chosen entry is copied to the
-            clipboard; Esc exits 1.
+            clipboard; Esc exits 1. The launcher never waits for a slow backend section: one still
+            loading is a "Title (loading)" line, and choosing it shows that section's lines in a
+            second launcher.
             Example: userdebug menu --json | jq -r '.. | objects | select(.type? == "action") | .id'
             """,
         options: [.flag("json", "The menu as one JSON document.")] + PopupHost.options + LauncherCommand.options,

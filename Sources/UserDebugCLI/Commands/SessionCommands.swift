@@ -11,7 +11,7 @@ enum SessionCommands {
     static let importCommand = CommandSpec(
         path: ["session", "import"],
         summary: "Record a session from a JSON document (a file, or - for stdin).",
-        usage: "session import [FILE|-|--from-clipboard] [--name NAME] [--keep-current]",
+        usage: "session import [FILE|-|--from-clipboard] [--session NAME] [--keep-current]",
         discussion: """
             The document is {"name": "staging", "user": {"identifier": "usr_1", "name": "Zoë", …},
             "token": "…", "baseURL": "https://…", "environment": "staging"}; a bare user object is a
@@ -19,10 +19,14 @@ enum SessionCommands {
             becomes the current one (the one copy-id and the hotkeys use) unless --keep-current is
             given; the last line on stderr names the current session. --from-clipboard reads the
             document from the CLIPBOARD (copy a login response's JSON in the browser, press a key).
-            Example: curl -s https://api.example/me | userdebug session import - --name staging
+            --session NAME names the session (over the document's name); without either, the
+            environment, else IDENTIFIER@HOST (IDENTIFIER@HOST:PORT off the scheme's port) from the
+            baseURL, as a login rule names a login, else "default". --name is the old spelling of
+            --session here (a notice says so); in 'session set' --name names the user.
+            Example: curl -s https://api.example/me | userdebug session import - --session staging
             """,
         options: [
-            .value("name", "NAME", "Name the session (overrides the document's name)."),
+            .value("name", "NAME", "Deprecated: the old spelling of --session for this command."),
             keepCurrentOption,
             .flag("from-clipboard", "Read the document from the CLIPBOARD instead of a file."),
             OutputTarget.backendOption,
@@ -30,15 +34,22 @@ enum SessionCommands {
         maxPositionals: 1,
         argument: .file
     ) { invocation in
+        let named = try importName(invocation)
         let (value, source) = try readDocument(invocation)
-        let defaultName = invocation.arguments.value("name") ?? value["environment"]?.stringValue ?? "default"
+        let environment = value["environment"]?.stringValue
         var session: Session
         do {
-            session = try SessionDocument.decode(value, defaultName: defaultName)
+            session = try SessionDocument.decode(value, defaultName: named ?? environment ?? "default")
         } catch let error as DocumentError {
             throw CommandError(.dataError, "\(source): \(error.description)")
         }
-        if let name = invocation.arguments.value("name") { session.name = try validSessionName(name) }
+        if let named {
+            session.name = try validSessionName(named)
+        } else if value["name"] == nil, environment == nil, let url = session.baseURL, HTTPURL.problem(url) == nil {
+            // A login handed over without a name is named as a login rule names it.
+            let name = LoginRule.defaultSessionName(identifier: session.user.identifier, url: url)
+            if (try? validSessionName(name)) != nil { session.name = name }
+        }
         if let url = session.baseURL, let problem = HTTPURL.problem(url) {
             throw CommandError(.dataError, "\(source): the baseURL: \(problem); nothing was recorded")
         }
@@ -56,6 +67,23 @@ enum SessionCommands {
             invocation.diagnostics.notice("recorded session '\(labels.name)' (user \(labels.user))")
         }
         try invocation.reportCurrentSession()
+    }
+
+    /// The name `session import` gives: `--session`, else the deprecated `--name` (with a
+    /// notice); nil when neither is given.
+    /// - Throws: exit 64 when both are given with different names.
+    static func importName(_ invocation: Invocation) throws -> String? {
+        let session = invocation.arguments.value("session")
+        guard let old = invocation.arguments.value("name") else { return session }
+        if let session, session != old {
+            throw UsageError(
+                message: "--session and --name both name the session ('\(session)', '\(old)'): give --session only",
+                command: ["session", "import"])
+        }
+        invocation.diagnostics.notice(
+            "session import --name is deprecated: use --session instead "
+                + "(--name will name the user, as in 'session set')")
+        return old
     }
 
     static let setCommand = CommandSpec(
@@ -205,7 +233,7 @@ enum SessionCommands {
     static let showCommand = CommandSpec(
         path: ["session", "show"],
         summary: "Show one session as JSON (the current one by default); the token is redacted unless --reveal.",
-        usage: "session show [NAME] [--reveal]",
+        usage: "session show [NAME|--session NAME] [--reveal]",
         discussion: "Example: userdebug session show staging | jq .user.identifier",
         options: [],
         maxPositionals: 1,
@@ -253,13 +281,20 @@ enum SessionCommands {
         CommandSpec(
             path: words,
             summary: summary,
-            usage: words.joined(separator: " ") + " NAME",
-            discussion: "Example: \(example)",
+            usage: words.joined(separator: " ") + " NAME|--session NAME",
+            discussion: "The session is NAME, or --session NAME as everywhere else. Example: \(example)",
             options: [],
             maxPositionals: 1,
             argument: .dynamic(.sessions)
         ) { invocation in
-            guard let name = invocation.arguments.positionals.first else {
+            let positional = invocation.arguments.positionals.first
+            let option = invocation.arguments.value("session")
+            if let positional, let option, positional != option {
+                throw UsageError(
+                    message: "NAME and --session name two sessions ('\(positional)', '\(option)'): give one",
+                    command: words)
+            }
+            guard let name = positional ?? option else {
                 throw UsageError(message: "missing the session NAME", command: words)
             }
             try perform(invocation, name)

@@ -10,13 +10,14 @@ enum DeferredResolver {
     /// `elements` with every pending deferred element, at any depth, resolved, failed or
     /// timed out. `progress` gets each element's outcome (by id) as soon as it is known, from
     /// a resolver's thread or the caller's: an answer when it arrives, a timeout at the
-    /// element's own deadline.
+    /// element's own deadline. With `only`, the pending elements whose ids it names and no other.
     static func resolve(
-        _ elements: [MenuElement], context: ActionContext,
+        _ elements: [MenuElement], only: Set<String>? = nil, context: ActionContext,
         progress: (@Sendable (String, DeferredElement.State) -> Void)? = nil
     ) -> [MenuElement] {
         var pending: [DeferredElement] = []
         collect(elements, into: &pending)
+        if let only { pending = pending.filter { only.contains($0.id) } }
         guard !pending.isEmpty else { return elements }
         let board = ResultBoard(ids: pending.map(\.id), progress: progress)
         let start = monotonicSeconds()
@@ -47,6 +48,13 @@ enum DeferredResolver {
         var byID: [String: DeferredElement.State] = [:]
         for (element, state) in zip(pending, states) { byID[element.id] = state ?? .timedOut }
         return replace(elements, with: byID)
+    }
+
+    /// The pending deferred elements of `elements`, at any depth.
+    static func pending(in elements: [MenuElement]) -> [DeferredElement] {
+        var pending: [DeferredElement] = []
+        collect(elements, into: &pending)
+        return pending
     }
 
     private static func collect(_ elements: [MenuElement], into pending: inout [DeferredElement]) {

@@ -8,16 +8,26 @@
 public final class MenuSession: Sendable {
     private enum Stage { case built, displayed, ended }
 
+    private struct State {
+        var tree: [MenuElement]
+        var stage: Stage
+        /// The deferred sections (ids) a resolver is working on, so a second request for one
+        /// waits for its answer instead of asking the backend again.
+        var loading: Set<String> = []
+    }
+
     /// The elements, with deferred ones as resolved so far.
     public var elements: [MenuElement] { state.withLock { $0.tree } }
     /// What the actions work on.
     public let context: ActionContext
 
-    private let state: ThreadLock<(tree: [MenuElement], stage: Stage)>
+    private let state: ThreadLock<State>
+    /// Signalled each time a deferred section has its outcome.
+    private let settled = WakeSignal()
     private let observers: [MenuObserver]
 
     private init(elements: [MenuElement], context: ActionContext, observers: [MenuObserver]) {
-        self.state = ThreadLock((elements, .built))
+        self.state = ThreadLock(State(tree: elements, stage: .built))
         self.context = context
         self.observers = observers
     }
@@ -65,16 +75,81 @@ public final class MenuSession: Sendable {
     /// place in `elements` as soon as its own outcome is known, then calls `onEach` (on another
     /// thread): a host that shows the menu while it resolves (the popup) reads `elements` there,
     /// so a fast section fills in while a slow one still shows its placeholder.
-    public func resolveDeferred(onEach: (@Sendable () -> Void)?) throws {
-        let pending: [MenuElement] = try state.withLock { (state) throws(MenuError) in
-            guard state.stage == .displayed else { throw .outOfOrder("resolveDeferred while \(state.stage)") }
-            return state.tree
+    ///
+    /// With `only`, just the pending sections whose ids it names: `run backend.me.field.plan`
+    /// asks `backend.me` and no other backend. A section another call is already resolving is
+    /// not asked again: this call waits for that answer.
+    public func resolveDeferred(only ids: Set<String>? = nil, onEach: (@Sendable () -> Void)?) throws {
+        let (tree, started, waited) = try begin(ids)
+        run(tree, started, onEach: onEach)
+        waitForDeferred(waited, until: .infinity)
+    }
+
+    /// Starts resolving every pending deferred element on a thread of its own and returns at
+    /// once: a launcher shows what is ready, then `waitForDeferred` for the section it needs.
+    /// `onEach` as for `resolveDeferred(onEach:)`.
+    public func startResolving(onEach: (@Sendable () -> Void)? = nil) throws {
+        let (tree, started, _) = try begin(nil)
+        guard !started.isEmpty else { return }
+        let thread = ResolverThread()
+        Task.detached(executorPreference: thread) { [self] in
+            defer { thread.finish() }
+            self.run(tree, started, onEach: onEach)
         }
-        let resolved = DeferredResolver.resolve(pending, context: context) { [self] id, outcome in
-            self.state.withLock { $0.tree = DeferredResolver.replace($0.tree, with: [id: outcome]) }
+    }
+
+    /// Waits until each pending deferred section `ids` names (every one when nil) has its
+    /// outcome, or until `deadline` (monotonic seconds, `monotonicSeconds`). Only sections being
+    /// resolved (`startResolving`) are waited for: a wait never starts a request, and never
+    /// outlasts the largest timeout of what it waits for (by a second) even when `deadline` is
+    /// `.infinity`.
+    public func waitForDeferred(_ ids: Set<String>? = nil, until deadline: Double) {
+        let limit = min(
+            deadline,
+            monotonicSeconds() + 1
+                + (DeferredResolver.pending(in: elements).filter { ids?.contains($0.id) ?? true }.map(\.timeout).max()
+                    ?? 0))
+        while true {
+            let open = state.withLock { state in
+                DeferredResolver.pending(in: state.tree).contains {
+                    state.loading.contains($0.id) && (ids?.contains($0.id) ?? true)
+                }
+            }
+            guard open, monotonicSeconds() < limit else { return }
+            // A short slice: the signal has one reader, and another thread may wait as well.
+            settled.wait(until: min(limit, monotonicSeconds() + 0.05))
+        }
+    }
+
+    /// Marks the pending sections `ids` names (all when nil) that nobody resolves yet as
+    /// loading; returns the tree, those sections, and every wanted one (to wait for).
+    private func begin(_ ids: Set<String>?) throws -> ([MenuElement], Set<String>, Set<String>) {
+        try state.withLock { (state) throws(MenuError) in
+            guard state.stage == .displayed else { throw .outOfOrder("resolveDeferred while \(state.stage)") }
+            let wanted = Set(DeferredResolver.pending(in: state.tree).map(\.id).filter { ids?.contains($0) ?? true })
+            let started = wanted.subtracting(state.loading)
+            state.loading.formUnion(started)
+            return (state.tree, started, wanted)
+        }
+    }
+
+    /// Resolves the sections `ids` of `tree`, putting each outcome in place as it comes.
+    private func run(_ tree: [MenuElement], _ ids: Set<String>, onEach: (@Sendable () -> Void)?) {
+        guard !ids.isEmpty else { return }
+        let settle: @Sendable ([String: DeferredElement.State]) -> Void = { [self] outcomes in
+            self.state.withLock { state in
+                state.tree = DeferredResolver.replace(state.tree, with: outcomes)
+                state.loading.subtract(outcomes.keys)
+            }
+            self.settled.signal()
+        }
+        _ = DeferredResolver.resolve(tree, only: ids, context: context) { id, outcome in
+            settle([id: outcome])
             onEach?()
         }
-        state.withLock { $0.tree = resolved }
+        // Each outcome was reported as it came; none is left loading (a defensive sweep).
+        let leftover = state.withLock { $0.loading.intersection(ids) }
+        if !leftover.isEmpty { settle(Dictionary(uniqueKeysWithValues: leftover.map { ($0, .timedOut) })) }
     }
 
     /// Runs the action `id` and hands its payload to `deliver` (`willPerform`, then
@@ -86,7 +161,11 @@ public final class MenuSession: Sendable {
             guard state.stage == .displayed else { throw .outOfOrder("perform while \(state.stage)") }
         }
         if elements.action(id: id) == nil, elements.hasPendingDeferred {
-            try resolveDeferred()
+            // Only the section the id belongs to (`backend.me` for `backend.me.field.plan`);
+            // an id of no pending section may come from any, so then all.
+            let owner = DeferredResolver.pending(in: elements).map(\.id).filter { id.hasPrefix($0 + ".") }
+                .max { $0.count < $1.count }
+            try resolveDeferred(only: owner.map { [$0] }, onEach: nil)
         }
         guard let action = elements.action(id: id) else {
             let error =

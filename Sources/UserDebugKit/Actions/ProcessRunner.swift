@@ -38,6 +38,18 @@ package struct ProcessRunner: Sendable {
         self.outputLimit = outputLimit
     }
 
+    /// The process groups of the programs running now (each child leads its own), for `stopAll`.
+    private static let running = ThreadLock<Set<Int32>>([])
+
+    /// Kills every program a runner is still waiting for, with what it started (SIGKILL to each
+    /// process group): for a command about to exit with a deferred section still loading, so
+    /// its curl does not outlive it. The runners waiting for them then return as timed out.
+    package static func stopAll() {
+        running.withLock { groups in
+            for group in groups { _ = Glibc.kill(-group, SIGKILL) }
+        }
+    }
+
     /// Runs `argv` with `environment` and `stdin`; argv[0] is looked up in this process's PATH,
     /// not in `environment`'s.
     package func run(_ argv: [String], environment: [String: String], stdin: [UInt8] = []) throws(Failure) -> Result {
@@ -67,6 +79,7 @@ package struct ProcessRunner: Sendable {
             [input.write, output.read, errors.read].forEach { close($0.rawValue) }
             throw .notStarted(error.description)
         }
+        _ = Self.running.withLock { $0.insert(child.pid) }
         let pumped = Swift.Result<(stdout: [UInt8], stderr: [UInt8]), Failure> { () throws(Failure) in
             try pump(
                 stdin: stdin, input: input.write.rawValue, output: output.read.rawValue, errors: errors.read.rawValue)
@@ -77,6 +90,7 @@ package struct ProcessRunner: Sendable {
         // A failed wait (ECHILD: SIGCHLD ignored by whoever started us, so the child was reaped
         // for us) counts as a clean exit, as it always has here: its status is gone.
         let termination = (try? child.wait()) ?? .exited(0)
+        _ = Self.running.withLock { $0.remove(child.pid) }
         let streams = try pumped.get()
         return Result(termination: termination, stdout: streams.stdout, stderr: streams.stderr)
     }

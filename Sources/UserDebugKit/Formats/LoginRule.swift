@@ -148,6 +148,27 @@ public struct LoginRule: Sendable, Equatable {
         return found
     }
 
+    /// Whether `response` looks like a login whatever its URL: a `2xx` JSON answer with a user
+    /// object holding an identifier where the default rule looks (`$.user`, `$.data.user`) and a
+    /// non-empty token at one of the default token paths. For the hint that a login rule is
+    /// missing; a rule decides what is recorded.
+    /// A login answer is small: a larger body (a 60 MiB export in a HAR) is not parsed for this.
+    public static func looksLikeLogin(_ response: BackendResponse) -> Bool {
+        guard (200...299).contains(response.status), response.body.count <= loginBodyLimit else { return false }
+        let content = BodyContent(response.body, headers: response.headers)
+        guard case .text = content.kind, content.bytes.count <= loginBodyLimit,
+            let body = try? JSONParser().parse(content.bytes)
+        else { return false }
+        let hasUser = defaultUserPaths.contains { path in
+            guard let value = path.value(in: body), case .object = value else { return false }
+            return (try? SessionDocument.decodeUser(DocumentNode(value, path: path.description))) != nil
+        }
+        return hasUser && defaultTokenPaths.contains { $0.value(in: body)?.stringValue?.isEmpty == false }
+    }
+
+    /// The largest body `looksLikeLogin` reads (64 KiB).
+    static let loginBodyLimit = 1 << 16
+
     private func findUser(in body: JSONValue) throws(DocumentError) -> User {
         for path in userPaths {
             guard let value = path.value(in: body) else { continue }

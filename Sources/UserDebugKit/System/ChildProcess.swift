@@ -76,6 +76,7 @@ package struct ChildProcess: Sendable {
         throws(SystemError) -> ChildProcess
     {
         precondition(!argv.isEmpty, "argv needs a program")
+        _ = inheritedDescriptorsMarked
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -109,6 +110,25 @@ package struct ChildProcess: Sendable {
         guard spawned == 0 else { throw SystemError(spawned) }
         return ChildProcess(pid: pid)
     }
+
+    /// Descriptors above 2 that we inherited open (a hotkey tool's, a test runner's pipe) are
+    /// marked close-on-exec, once, before the first spawn: a child must not hold them. A curl
+    /// still waiting for a slow backend after we exit would otherwise keep our caller's pipe
+    /// open, and the caller (rofi, a script reading our output) waiting with it. Ours are
+    /// close-on-exec from the start (`FileDescriptor.pipe`).
+    private static let inheritedDescriptorsMarked: Void = {
+        guard let directory = opendir("/proc/self/fd") else { return }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let fd = Int32(name), fd > 2, fd != own else { continue }
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }()
 
     private static func setSignals(_ attributes: inout posix_spawnattr_t, defaults: DefaultSignals) {
         var none = sigset_t()
