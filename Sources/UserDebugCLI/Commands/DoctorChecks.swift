@@ -234,10 +234,8 @@ struct DoctorHealth {
     /// `userdebug-popup`, needed when a key opens the menu; found and safe to run.
     static func popup(_ invocation: Invocation, config: Config) -> DoctorCheck {
         let needed = config.hotkeys.contains { $0.action == HotkeyBinding.menuAction }
-        let path: String
-        do {
-            path = try PopupHost.locate(searchPath: invocation.variable("PATH") ?? "/usr/local/bin:/usr/bin:/bin")
-        } catch {
+        guard let path = PopupHost.find(searchPath: invocation.variable("PATH") ?? "/usr/local/bin:/usr/bin:/bin")
+        else {
             let detail = "\(PopupHost.programName) is not installed beside userdebug nor on PATH"
             let fix = "Scripts/install.sh (installs it beside userdebug)"
             return needed

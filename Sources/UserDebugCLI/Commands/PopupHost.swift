@@ -133,8 +133,7 @@ extension PopupHost {
     /// The popup program to run: beside this executable, else the first on `searchPath` (PATH).
     /// - Throws: `CommandError` (exit status 69) naming the program when it is neither.
     static func locate(searchPath: String) throws -> String {
-        let candidates = [besideSelf()].compactMap { $0 } + onPath(searchPath)
-        guard let found = candidates.first(where: { access($0, X_OK) == 0 }) else {
+        guard let found = find(searchPath: searchPath) else {
             throw CommandError(
                 .unavailable,
                 "\(programName) is not installed beside userdebug nor on PATH; Scripts/install.sh installs both")
@@ -145,6 +144,12 @@ extension PopupHost {
             throw CommandError(.noPermission, "refusing to run \(found): \(problem)")
         }
         return found
+    }
+
+    /// The popup program beside this executable, else the first on `searchPath`; nil when
+    /// neither exists. Not checked for trust: `locate` does that (`doctor` reports it apart).
+    static func find(searchPath: String) -> String? {
+        ([besideSelf()].compactMap { $0 } + onPath(searchPath)).first { access($0, X_OK) == 0 }
     }
 
     private static func besideSelf() -> String? {
