@@ -38,6 +38,7 @@ _userdebug_commands=(
     'export postman-env|--to --lifetime --hand-off --new-owner --backend|'
     'export postman-collection|--tag --path --status --limit --to --lifetime --hand-off --new-owner --backend --keep-client-headers|response'
     'capture|--tag|'
+    'proxy|--listen --hosts --mode --confdir --addon --ca|'
     'daemon|--check --trace --keep-waiting|'
     'doctor|--backend --json --salvage|'
     'help||command'
@@ -60,8 +61,10 @@ _userdebug_value_of() {
         --selection) REPLY='clipboard primary' ;;
         --target) REPLY='UTF8_STRING TARGETS STRING TEXT application/json' ;;
         --body-file) REPLY=:file ;;
+        --mode) REPLY='regular reverse: upstream:' ;;
+        --confdir) REPLY=:file ;;
         --salvage) REPLY=:file ;;
-        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout) REPLY='' ;;
+        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --listen | --hosts) REPLY='' ;;
         *) return 1 ;;
     esac
 }
