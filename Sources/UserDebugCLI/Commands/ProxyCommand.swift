@@ -83,7 +83,10 @@ enum ProxyCommand {
         ]
         if let name = arguments.value("session") { command += ["--set", "userdebug_session=\(name)"] }
         try printLine(banner(host: host, port: port, mode: mode, confdir: confdir, hosts: hosts, session: session))
-        let status = try ProxyProcess.run(command, environment: invocation.environment)
+        // Its lines as they come, also into a pipe or a log file (Python buffers them otherwise).
+        var environment = invocation.environment
+        environment["PYTHONUNBUFFERED"] = "1"
+        let status = try ProxyProcess.run(command, environment: environment)
         if status != 0 && ProxyProcess.stoppedBy == nil { throw PassThroughExit(status: status) }
     }
 
