@@ -8,6 +8,7 @@ Prints the port it listens on (127.0.0.1) as its first line, then serves:
     POST /v1/login   200 {"user": {"id": "usr_<username>"}, "token": "tok-proxy-canary-5d1e"}
     GET /big?bytes=N 200 with N bytes of "x" (a response over the recording cap)
     GET /stall       sends the headers and a few bytes, then never finishes
+    GET /latin1      a header whose value is not UTF-8 (Latin-1 "café")
     anything else    200 {"path": PATH}
 It exits on its own after --lifetime seconds (default 120), so a crashed test leaves nothing.
 """
@@ -56,6 +57,13 @@ class Handler(BaseHTTPRequestHandler):
             while size > 0:
                 self.wfile.write(chunk[:size])
                 size -= len(chunk)
+            return
+        if parts.path == "/latin1":
+            self.send_response(200)
+            self.send_header("X-Place", "caf\u00e9")  # http.server writes headers in Latin-1
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
             return
         if parts.path == "/stall":
             self.send_response(200)

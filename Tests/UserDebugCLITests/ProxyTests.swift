@@ -107,6 +107,58 @@ import Testing
         #expect(refused.status != 0, "nothing listens any more")
     }
 
+    @Test func hostileTrafficIsSkippedWithALineAndSIGKILLLeavesTheStoreConsistent() throws {
+        let home = try UserDebugHome()
+        try home.file("config/config.json", #"{"login": [{"match": "POST /v1/login"}]}"#)
+        let tls = try TLSServer(directory: home.root)
+        defer { tls.stop() }
+        try home.recordSession(baseURL: "https://localhost:\(tls.port)")
+        try home.file("data/mitmproxy/config.yaml", "ssl_verify_upstream_trusted_ca: \(tls.certificate)\n")
+        let ca = home.root.appendingPathComponent("data/mitmproxy/mitmproxy-ca-cert.pem").path
+        let base = "https://localhost:\(tls.port)"
+        let proxy = try ProxyRun(home: home, arguments: [])
+        defer { proxy.stop() }
+        _ = try proxy.firstLine()
+
+        // A header that is not UTF-8: passed to the app, skipped with a line.
+        let latin = try proxy.curl(["--cacert", ca, "-D", "-", base + "/latin1"])
+        #expect(latin.status == 0 && latin.out.hasSuffix("ok"), "\(latin)")
+        #expect(
+            eventually { proxy.logs().contains("not recorded: GET localhost/latin1: a response header is not UTF-8") },
+            "\(proxy.logs())")
+        // A server that never finishes: the client gives up, nothing is recorded, the proxy serves on.
+        let stalled = try proxy.curl(["--cacert", ca, "--max-time", "2", base + "/stall"])
+        #expect(stalled.status == 28, "curl's timeout: \(stalled)")
+        let next = try proxy.curl(["--cacert", ca, base + "/v1/after-hostile"])
+        #expect(next.status == 0, "\(next)")
+        #expect(eventually { (try? home.run(["response", "list"]).out.contains("/v1/after-hostile")) == true })
+        let list = try home.ok(["response", "list"]).out
+        #expect(!list.contains("/latin1") && !list.contains("/stall"), "\(list)")
+
+        // SIGKILL to the whole proxy (mitmdump, the addon's recorder) while requests keep coming.
+        let load = try GroupProcess(
+            [
+                "/bin/sh", "-c",
+                "while :; do /usr/bin/curl -s --max-time 5 --proxy http://127.0.0.1:\(proxy.port) --cacert '\(ca)' "
+                    + "-d '{\"username\": \"ana\"}' \(base)/v1/login >/dev/null; done",
+            ], environment: home.environment, directory: home.root)
+        defer { load.stop() }
+        #expect(eventually { (try? home.run(["copy-id", "--to", "stdout"]).out) == "usr_ana\n" }, "\(proxy.logs())")
+        proxy.stop()
+        load.stop()
+        let check = try runTool("/usr/bin/sqlite3", [home.databasePath, "PRAGMA integrity_check;"])
+        #expect(check.out == "ok\n", "\(check)")
+        #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_ana\n")
+        let counted = try home.ok(["response", "list", "--limit", "0"]).out
+        #expect(counted.contains("/v1/login"), "\(counted)")
+        // And a new proxy on the same store and confdir records again.
+        let again = try ProxyRun(home: home, arguments: [])
+        defer { again.stop() }
+        _ = try again.firstLine()
+        #expect(try again.curl(["--cacert", ca, base + "/v1/after-kill"]).status == 0)
+        #expect(eventually { (try? home.run(["response", "list"]).out.contains("/v1/after-kill")) == true })
+    }
+
     @Test func withoutMitmdumpExits69AndTheAddonAndTrustGuideAreThere() throws {
         let home = try Self.home(baseURL: "https://api.example.test")
         let missing = try home.run(["proxy"], extraEnvironment: ["PATH": "/nonexistent"])
