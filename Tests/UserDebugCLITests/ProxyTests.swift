@@ -159,6 +159,26 @@ import Testing
         #expect(eventually { (try? home.run(["response", "list"]).out.contains("/v1/after-kill")) == true })
     }
 
+    @Test func responseRecordStreamRecordsEachLineAndNamesTheRefusedOnes() throws {
+        let home = try Self.home(baseURL: "https://a.test")
+        let lines = [
+            #"{"request": {"method": "GET", "url": "https://a.test/1"}, "response": {"status": 200}}"#,
+            "not json", "",
+            #"{"request": {"method": "GET", "url": "ftp://x"}, "response": {"status": 200}}"#,
+            #"{"request": {"method": "GET", "url": "https://a.test/2"}, "response": {"status": 200, "headers": [{"name": "X", "value": "a\u0001b"}]}}"#,
+            #"{"request": {"method": "POST", "url": "https://a.test/v1/login"}, "response": {"status": 200, "body": "{\"user\": {\"id\": \"usr_s\"}}"}}"#,
+        ]
+        let result = try home.run(
+            ["response", "record", "--stream", "-"], stdin: Data(lines.joined(separator: "\n").utf8))
+        #expect(result.status == 65 && result.out == "1\n2\n", "\(result)")
+        for part in [
+            "line 2: column 1", "line 4: at $.request.url", "line 5: at $.response.headers[0].value", "3 of 6 lines",
+        ] {
+            #expect(result.err.contains(part), "\(part): \(result.err)")
+        }
+        #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_s\n", "the login rule applies per line")
+    }
+
     @Test func withoutMitmdumpExits69AndTheAddonAndTrustGuideAreThere() throws {
         let home = try Self.home(baseURL: "https://api.example.test")
         let missing = try home.run(["proxy"], extraEnvironment: ["PATH": "/nonexistent"])

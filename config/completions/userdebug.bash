@@ -28,7 +28,7 @@ _userdebug_commands=(
     'session show||@sessions'
     'session use||@sessions'
     'session remove||@sessions'
-    'response record|--tag|file'
+    'response record|--tag --stream|file'
     'response list|--tag --path --status --limit --all-sessions --json|'
     'copy|--selection --lifetime --hand-off --new-owner --backend --secret --json|'
     'paste|--selection --target --timeout --raw --backend|'

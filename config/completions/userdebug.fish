@@ -182,6 +182,7 @@ function __userdebug_commands
     __userdebug_command 'session remove' 'Remove a session and its recorded responses' @sessions
     __userdebug_command 'response record' 'Record a backend response (a JSON document, an array of them, or a HAR entry)' file
     complete -c userdebug -n "__userdebug_using 'response record'" -l tag -x -a '(__userdebug_words tags)' -d 'Add a tag to every recorded response'
+    complete -c userdebug -n "__userdebug_using 'response record'" -l stream -d 'Read one document per line from standard input and record each as it comes'
     __userdebug_command 'response list' 'List recorded responses, newest first (JSON lines when piped, a table on a terminal)' none
     complete -c userdebug -n "__userdebug_using 'response list'" -l tag -x -a '(__userdebug_words tags)' -d 'Only responses with this tag (e.g. login)'
     complete -c userdebug -n "__userdebug_using 'response list'" -l path -x -d 'Only responses whose URL contains this'

@@ -1,6 +1,6 @@
 """userdebug's mitmproxy addon: records every completed flow to a host that `userdebug_hosts`
-matches into userdebug's store, through `userdebug response record -` (the same checks as a
-response recorded by hand: control characters in headers, the URL, the document's size; the
+matches into userdebug's store, through one `userdebug response record --stream -` fed a JSON
+line per flow (the same checks as a response recorded by hand: control characters in headers, the URL, the document's size; the
 config's login rules, so the session follows the app's login the moment the response completes).
 
 `userdebug proxy` runs mitmdump with it; to run mitmproxy or mitmweb yourself:
@@ -18,8 +18,8 @@ never waits for the store; a flow that cannot be recorded is skipped with one li
 the proxy keeps serving. Bodies are recorded as they came over the wire (Content-Encoding kept).
 """
 import base64
-import json
 import datetime
+import json
 import queue
 import re
 import subprocess
@@ -131,27 +131,40 @@ class UserDebugRecorder:
             self.pending.put(None)
             self.worker.join(timeout=30)
 
+    def recorder(self):
+        """`userdebug response record --stream -`, one for the whole run: one JSON line per flow.
+        Its own session, so that a Ctrl-C meant for mitmdump does not cut it short: it ends when
+        its input closes, after what it was given (and when mitmdump dies, as the pipe closes)."""
+        command = [ctx.options.userdebug_binary, "response", "record", "--stream", "-"]
+        if ctx.options.userdebug_session:
+            command += ["--session", ctx.options.userdebug_session]
+        return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, start_new_session=True)
+
     def record_all(self):
+        child = None
         while True:
             item = self.pending.get()
             if item is None:
-                return
-            self.record(*item)
-
-    def record(self, label, doc):
-        command = [ctx.options.userdebug_binary, "response", "record", "-"]
-        if ctx.options.userdebug_session:
-            command += ["--session", ctx.options.userdebug_session]
-        try:
-            done = subprocess.run(command, input=json.dumps(doc).encode(), capture_output=True, timeout=60)
-        except (OSError, subprocess.SubprocessError) as error:
-            log(f"not recorded: {label}: cannot run {command[0]}: {error}")
-            return
-        for line in done.stderr.decode("utf-8", "replace").splitlines():
-            if line.strip():
-                log(f"{label}: {line.removeprefix('userdebug: ')}")
-        if done.returncode != 0:
-            log(f"not recorded: {label}: userdebug response record exited {done.returncode}")
+                break
+            label, doc = item
+            line = json.dumps(doc).encode("ascii") + b"\n"
+            for attempt in (1, 2):
+                try:
+                    if child is None or child.poll() is not None:
+                        child = self.recorder()
+                    child.stdin.write(line)
+                    child.stdin.flush()
+                    break
+                except OSError as error:
+                    child = None
+                    if attempt == 2:
+                        log(f"not recorded: {label}: cannot run {ctx.options.userdebug_binary}: {error}")
+        if child is not None:
+            try:
+                child.stdin.close()
+                child.wait(timeout=30)
+            except (OSError, subprocess.SubprocessError):
+                child.kill()
 
 
 addons = [UserDebugRecorder()]

@@ -7,7 +7,7 @@ import UserDebugKit
 
 /// `userdebug proxy`: runs mitmproxy's `mitmdump` with our addon (config/proxy/userdebug_addon.py),
 /// which hands every completed flow to be recorded to a host that `--hosts` matches to
-/// `userdebug response record -`, the same path as a response recorded by hand (checks, login
+/// `userdebug response record --stream -`, the same path as a response recorded by hand (checks, login
 /// rules, the size cap). mitmproxy is optional: Scripts/deps.sh --proxy installs it.
 enum ProxyCommand {
     /// The addon's file name, installed as `$PREFIX/share/userdebug/proxy/userdebug_addon.py`.
