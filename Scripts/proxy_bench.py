@@ -12,11 +12,15 @@ free port, then:
              ratio (the addon's records happen on its worker thread, after the response is sent)
   throughput --flows requests (default 1000) from 4 client threads through `userdebug proxy`;
              prints the flows recorded per second, from the first request to the moment
-             `response list` counts all of them
+             `response list` counts all of them (bounded by how fast mitmdump proxies)
+  recorder   --flows JSON lines, each a flow as the addon writes it (a 1 KiB response body),
+             piped to the addon's recorder `userdebug response record --stream -` at once:
+             the recording path's own rate
 Prints the load average at the start. Kills everything it started.
 """
 import argparse
 import http.client
+import json
 import os
 import signal
 import socket
@@ -67,6 +71,25 @@ def recorded(binary, env):
     out = subprocess.run([binary, "response", "list", "--limit", "0", "--all-sessions"], env=env,
                          capture_output=True).stdout
     return out.count(b"\n")
+
+
+def recorder(options, env, target):
+    body = {"base64": "eyJvayI6IHRydWV9" * 64}
+    lines = []
+    for index in range(options.flows):
+        doc = {"request": {"method": "GET", "url": f"{target}/stream/{index}",
+                           "headers": [{"name": "Accept", "value": "application/json"}]},
+               "response": {"status": 200, "headers": [{"name": "Content-Type", "value": "application/json"}],
+                            "body": body},
+               "tags": ["proxy"], "startedAt": "2026-12-03T17:00:00.000Z", "durationMs": 1.5}
+        lines.append(json.dumps(doc))
+    data = ("\n".join(lines) + "\n").encode()
+    started = time.perf_counter()
+    subprocess.run([options.binary, "response", "record", "--stream", "-"], input=data, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    elapsed = time.perf_counter() - started
+    print(f"recorder: {options.flows} flows recorded by response record --stream in {elapsed:.2f} s: "
+          f"{options.flows / elapsed:.0f} flows/s")
 
 
 def main():
@@ -125,6 +148,7 @@ def main():
         elapsed = time.perf_counter() - started
         print(f"throughput: {per_thread * 4} flows sent in {sent:.2f} s, all recorded after {elapsed:.2f} s: "
               f"{per_thread * 4 / elapsed:.0f} flows/s recorded")
+        recorder(options, env, target)
     finally:
         for process in processes:
             try:
