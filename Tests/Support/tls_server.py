@@ -9,6 +9,7 @@ Prints the port it listens on (127.0.0.1) as its first line, then serves:
     GET /big?bytes=N 200 with N bytes of "x" (a response over the recording cap)
     GET /stall       sends the headers and a few bytes, then never finishes
     GET /latin1      a header whose value is not UTF-8 (Latin-1 "café")
+    GET /control     a header whose value holds a control character (0x01)
     anything else    200 {"path": PATH}
 It exits on its own after --lifetime seconds (default 120), so a crashed test leaves nothing.
 """
@@ -58,9 +59,10 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(chunk[:size])
                 size -= len(chunk)
             return
-        if parts.path == "/latin1":
+        if parts.path in ("/latin1", "/control"):
             self.send_response(200)
-            self.send_header("X-Place", "caf\u00e9")  # http.server writes headers in Latin-1
+            # http.server writes headers in Latin-1, as given
+            self.send_header("X-Place", "caf\u00e9" if parts.path == "/latin1" else "a\x01b")
             self.send_header("Content-Length", "2")
             self.end_headers()
             self.wfile.write(b"ok")

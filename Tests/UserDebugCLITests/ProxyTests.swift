@@ -126,6 +126,12 @@ import Testing
         #expect(
             eventually { proxy.logs().contains("not recorded: GET localhost/latin1: a response header is not UTF-8") },
             "\(proxy.logs())")
+        // A control character in a header: response record refuses it, with a line naming it.
+        let control = try proxy.curl(["--cacert", ca, base + "/control"])
+        #expect(control.status == 0 && control.out == "ok", "\(control)")
+        #expect(
+            eventually { proxy.logs().contains(#"header "X-Place": control character 0x01 in the value"#) },
+            "\(proxy.logs())")
         // A server that never finishes: the client gives up, nothing is recorded, the proxy serves on.
         let stalled = try proxy.curl(["--cacert", ca, "--max-time", "2", base + "/stall"])
         #expect(stalled.status == 28, "curl's timeout: \(stalled)")
@@ -133,7 +139,7 @@ import Testing
         #expect(next.status == 0, "\(next)")
         #expect(eventually { (try? home.run(["response", "list"]).out.contains("/v1/after-hostile")) == true })
         let list = try home.ok(["response", "list"]).out
-        #expect(!list.contains("/latin1") && !list.contains("/stall"), "\(list)")
+        #expect(!list.contains("/latin1") && !list.contains("/stall") && !list.contains("/control"), "\(list)")
 
         // SIGKILL to the whole proxy (mitmdump, the addon's recorder) while requests keep coming.
         let load = try GroupProcess(
