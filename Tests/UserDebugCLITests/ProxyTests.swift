@@ -178,7 +178,8 @@ import Testing
             ["response", "record", "--stream", "-"], stdin: Data(lines.joined(separator: "\n").utf8))
         #expect(result.status == 65 && result.out == "1\n2\n", "\(result)")
         for part in [
-            "line 2: column 1", "line 4: at $.request.url", "line 5: at $.response.headers[0].value", "3 of 6 lines",
+            "line 2: column 1", "line 4: at $.request.url",
+            "line 5 (GET https://a.test/2): at $.response.headers[0].value", "3 of 6 lines",
         ] {
             #expect(result.err.contains(part), "\(part): \(result.err)")
         }

@@ -92,7 +92,7 @@ enum ResponseCommands {
         var refused = 0
         while let line = try lines.next() {
             number += 1
-            let source = "standard input line \(number)"
+            var source = "standard input line \(number)"
             do {
                 guard let bytes = line else {
                     throw CommandError(.dataError, "\(source): over \(InputReader.defaultLimit) bytes; not read")
@@ -104,6 +104,7 @@ enum ResponseCommands {
                 } catch {
                     throw CommandError(.dataError, "\(source): column \(error.column): \(error.reason)")
                 }
+                source += exchange(value).map { " (\($0))" } ?? ""
                 let ids = try record(
                     decode(value, source: source, invocation: invocation), rules: rules, invocation: invocation)
                 try writeAll(Array(ids.map { "\($0)\n" }.joined().utf8), to: 1, name: "standard output")
@@ -117,6 +118,16 @@ enum ResponseCommands {
         if refused > 0 {
             throw CommandError(.dataError, "\(refused) of \(number) lines not recorded")
         }
+    }
+
+    /// `GET https://host/path` of a document's request, without the query (it may hold secrets),
+    /// to name a refused line; nil when the document has no such strings or the URL is not http(s).
+    static func exchange(_ value: JSONValue) -> String? {
+        guard let method = value["request"]?["method"]?.stringValue, let url = value["request"]?["url"]?.stringValue,
+            HTTPURL.problem(url) == nil, method.utf8.count <= 32,
+            method.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "-" })
+        else { return nil }
+        return method + " " + String(url.prefix { $0 != "?" && $0 != "#" }.prefix(200))
     }
     static let listCommand = CommandSpec(
         path: ["response", "list"],
