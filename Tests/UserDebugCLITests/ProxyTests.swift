@@ -64,7 +64,10 @@ import Testing
 
         // A response over the size cap goes through to the app, unrecorded with one line; the
         // proxy keeps serving and recording.
-        let size = 40 * 1024 * 1024
+        // 300 MB: mitmdump streams it (stream_large_bodies), its peak memory grows by less than the cap.
+        let mitmdump = try #require(proxy.mitmdumpPID(), "\(proxy.logs())")
+        let peakBefore = try #require(peakKilobytes(mitmdump))
+        let size = 300 * 1024 * 1024
         let big = try proxy.curl(
             [
                 "--cacert", ca, "-o", "/dev/null", "-w", "%{size_download}",
@@ -72,6 +75,8 @@ import Testing
             ])
         #expect(big.status == 0 && big.out == "\(size)", "\(big)")
         #expect(eventually { proxy.logs().contains("not recorded: GET localhost/big") }, "\(proxy.logs())")
+        let peakAfter = try #require(peakKilobytes(mitmdump))
+        #expect(peakAfter - peakBefore < 32 * 1024, "mitmdump's peak grew from \(peakBefore) kB to \(peakAfter) kB")
         let after = try proxy.curl(["--cacert", ca, "https://localhost:\(tls.port)/v1/after-big"])
         #expect(after.status == 0, "\(after)")
         #expect(eventually { (try? home.run(["response", "list"]).out.contains("/v1/after-big")) == true })
@@ -225,6 +230,13 @@ import Testing
     }
 }
 
+/// VmHWM (the peak resident set, kB) of a process.
+func peakKilobytes(_ pid: pid_t) -> Int? {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return nil }
+    return Int(line.dropFirst(6).filter(\.isNumber))
+}
+
 /// Polls `check` every 50 ms until it holds or 30 s pass (a bound on a hang, not a timing).
 func eventually(_ check: () -> Bool) -> Bool {
     for _ in 0..<600 {
@@ -354,6 +366,11 @@ final class ProxyRun: @unchecked Sendable {
     }
 
     func logs() -> String { "stdout:\n\(process.out)\nstderr:\n\(process.err)" }
+    /// The mitmdump `userdebug proxy` started (its child).
+    func mitmdumpPID() -> pid_t? {
+        let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return children.split(separator: " ").first.flatMap { pid_t($0) }
+    }
     func waitForExit(seconds: Int) -> Int32? { process.waitForExit(seconds: seconds) }
     func groupIsEmpty() -> Bool { process.groupIsEmpty() }
     func stop() { process.stop() }
