@@ -101,6 +101,17 @@ import Testing
         #expect(proxy.logs().contains("recorded session 'app' (user usr_bo)"), "\(proxy.logs())")
         #expect(try home.ok(["session", "show"]).out.contains(#""name": "app""#))
 
+        // A websocket: the handshake (101) is recorded, the messages pass through.
+        let websocket = try runTool(
+            "/usr/bin/python3",
+            [repositoryRoot.appendingPathComponent("Tests/Support/ws_check.py").path, "\(proxy.port)"])
+        #expect(websocket.status == 0 && websocket.out == "echoed hello\n", "\(websocket)\n\(proxy.logs())")
+        #expect(
+            eventually {
+                (try? home.run(["response", "list", "--path", "/ws"]).out.contains(#""status":101"#)) == true
+            },
+            "\(proxy.logs())")
+
         // SIGTERM to userdebug alone: it passes it on to mitmdump and waits for it.
         kill(proxy.pid, SIGTERM)
         let status = proxy.waitForExit(seconds: 60)
