@@ -129,7 +129,11 @@ import Testing
         let tls = try TLSServer(directory: home.root)
         defer { tls.stop() }
         try home.recordSession(baseURL: "https://localhost:\(tls.port)")
-        try home.file("data/mitmproxy/config.yaml", "ssl_verify_upstream_trusted_ca: \(tls.certificate)\n")
+        // lazy, without the upstream certificate: mitmdump answers the client's TLS before it
+        // connects upstream, so it can offer the client HTTP/2 (the server speaks HTTP/1.1).
+        try home.file(
+            "data/mitmproxy/config.yaml",
+            "ssl_verify_upstream_trusted_ca: \(tls.certificate)\nconnection_strategy: lazy\nupstream_cert: false\n")
         let ca = home.root.appendingPathComponent("data/mitmproxy/mitmproxy-ca-cert.pem").path
         let base = "https://localhost:\(tls.port)"
         let proxy = try ProxyRun(home: home, arguments: [])
@@ -142,12 +146,19 @@ import Testing
         #expect(
             eventually { proxy.logs().contains("not recorded: GET localhost/latin1: a response header is not UTF-8") },
             "\(proxy.logs())")
-        // A control character in a header: response record refuses it, with a line naming it.
-        let control = try proxy.curl(["--cacert", ca, base + "/control"])
+        // A control character in a header (over HTTP/1.1: HTTP/2 would refuse it between curl and
+        // mitmdump): response record refuses it, with a line naming it.
+        let control = try proxy.curl(["--cacert", ca, "--http1.1", base + "/control"])
         #expect(control.status == 0 && control.out == "ok", "\(control)")
         #expect(
             eventually { proxy.logs().contains(#"header "X-Place": control character 0x01 in the value"#) },
             "\(proxy.logs())")
+        // HTTP/2 between the app and the proxy: recorded as any other.
+        let h2 = try proxy.curl([
+            "--cacert", ca, "--http2", "-w", "%{http_version}", "-o", "/dev/null", base + "/v1/h2",
+        ])
+        #expect(h2.status == 0 && h2.out == "2", "\(h2)")
+        #expect(eventually { (try? home.run(["response", "list"]).out.contains("/v1/h2")) == true }, "\(proxy.logs())")
         // A server that never finishes: the client gives up, nothing is recorded, the proxy serves on.
         let stalled = try proxy.curl(["--cacert", ca, "--max-time", "2", base + "/stall"])
         #expect(stalled.status == 28, "curl's timeout: \(stalled)")
