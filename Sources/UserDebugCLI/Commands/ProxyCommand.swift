@@ -86,6 +86,8 @@ enum ProxyCommand {
         // Its lines as they come, also into a pipe or a log file (Python buffers them otherwise).
         var environment = invocation.environment
         environment["PYTHONUNBUFFERED"] = "1"
+        // No __pycache__ written beside the addon (in the repository, or the installed prefix).
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
         let status = try ProxyProcess.run(command, environment: environment)
         if status != 0 && ProxyProcess.stoppedBy == nil { throw PassThroughExit(status: status) }
     }
