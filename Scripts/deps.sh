@@ -6,7 +6,9 @@
 #   Scripts/deps.sh --test     also the test tools: Xvfb, real peers, shells, compositors, and
 #                              a PyPI venv in .build/pyenv (Scripts/test.sh uses this)
 #   Scripts/deps.sh --bench    the test set and the benchmark tools (Scripts/bench.sh)
-#   Scripts/deps.sh --list [--test|--bench]   print the set's Debian packages, install nothing
+#   Scripts/deps.sh --proxy    also mitmproxy, for `userdebug proxy` (optional: nothing else needs
+#                              it); the test set includes it, as the proxy's tests run mitmdump
+#   Scripts/deps.sh --list [--test|--bench|--proxy]   print the set's Debian packages, install nothing
 set -euo pipefail
 
 # What the Swift toolchain itself runs and links with on Debian 12 (swift.org's list): present
@@ -45,18 +47,27 @@ test_packages=(
   libwayland-dev                              # wayland.xml: test.sh checks CWayland's generated protocol tables against it
   cage                                        # the wlroots kiosk compositor of the clipboard contract (no data-control)
   wtype libbemenu-wayland                     # Wayland key presses (virtual keyboard) for the launcher tests; bemenu on Wayland
+  openssl                                     # the proxy tests' HTTPS server certificate (ProxyTests)
 )
-with_tests='' list=''
+# `userdebug proxy` runs mitmdump. Debian 12's mitmproxy (8.1.1) rather than PyPI's newer releases:
+# it installs offline from the Debian mirror like every other package here, is signed by Debian,
+# gets its security updates through apt, and brings its Python libraries as Debian packages (no
+# venv, no pip resolver on the user's machine). config/proxy/userdebug_addon.py uses only its
+# long-standing addon API (load/configure/response/done hooks, add_option, raw_content).
+proxy_packages=(mitmproxy)
+with_tests='' list='' with_proxy=''
 for argument in "$@"; do
   case $argument in
     --test) with_tests=1 ;;
     --bench) with_tests=1; test_packages+=(hyperfine linux-perf) ;; # perf: Scripts/bench.sh profile
+    --proxy) with_proxy=1 ;;
     --list) list=1 ;;
     -h | --help) sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
-    *) echo "deps.sh: unknown argument '$argument' (expected --test, --bench or --list)" >&2; exit 64 ;;
+    *) echo "deps.sh: unknown argument '$argument' (expected --test, --bench, --proxy or --list)" >&2; exit 64 ;;
   esac
 done
-[[ -z $with_tests ]] || packages+=("${test_packages[@]}")
+[[ -z $with_tests ]] || packages+=("${test_packages[@]}" "${proxy_packages[@]}")
+[[ -z $with_proxy || -n $with_tests ]] || packages+=("${proxy_packages[@]}")
 if [[ -n $list ]]; then
   printf '%s\n' "${packages[@]}"
   exit 0

@@ -19,7 +19,7 @@ public enum CLI {
     private static let commandGroups: [@Sendable () -> [CommandSpec]] = [
         { ActionCommands.all }, { [MenuCommand.spec, RunCommand.spec, RofiCommand.spec] }, { SessionCommands.all },
         { ResponseCommands.all }, { ClipboardCommands.all }, { ImportCommands.all }, { ExportCommands.all },
-        { CaptureCommand.all }, { [DaemonCommand.spec, DoctorCommand.spec, SetupCommand.spec] },
+        { CaptureCommand.all + [ProxyCommand.spec] }, { [DaemonCommand.spec, DoctorCommand.spec, SetupCommand.spec] },
     ]
 
     /// Runs the command line `arguments` (without the program name) and returns the exit status.

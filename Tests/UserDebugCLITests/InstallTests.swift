@@ -26,6 +26,7 @@ import Testing
         ("share/zsh/site-functions/_userdebug", 0o644, "config/completions/_userdebug"),
         ("share/fish/vendor_completions.d/userdebug.fish", 0o644, "config/completions/userdebug.fish"),
         ("share/systemd/user/userdebug.service", 0o644, "config/systemd/userdebug.service"),
+        ("share/userdebug/proxy/userdebug_addon.py", 0o644, "config/proxy/userdebug_addon.py"),
     ]
 
     /// A template install.sh fills in: `@BINDIR@` becomes the installed binary's directory.

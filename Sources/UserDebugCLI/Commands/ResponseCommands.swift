@@ -1,5 +1,9 @@
 import UserDebugKit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `userdebug response …`: record captured backend responses and list them.
 enum ResponseCommands {
     static let all: [CommandSpec] = [recordCommand, listCommand]
@@ -7,23 +11,35 @@ enum ResponseCommands {
     static let recordCommand = CommandSpec(
         path: ["response", "record"],
         summary: "Record a backend response (a JSON document, an array of them, or a HAR entry).",
-        usage: "response record [FILE|-] [--session NAME] [--tag TAG]…",
+        usage: "response record [FILE|-] [--session NAME] [--tag TAG]… [--stream]",
         discussion: """
             The document is {"request": {"method", "url", "headers", "body"}, "response": {"status",
             "headers", "body"}, "tags", "startedAt", "durationMs"}; bodies are UTF-8 text or
             {"base64": "…"}. An array records every element in one transaction, or none.
             A login the config's "login" rules match records the session from its body and
             makes it current (one line on stderr); the responses are recorded under it.
-            Prints the new ids, one per line.
+            Prints the new ids, one per line. With --stream, standard input holds one document
+            per line (JSON lines), each recorded as it comes; a line refused is named on stderr
+            and the next one read (exit 65 at the end if any was refused): `userdebug proxy`'s
+            addon records through it.
             Example: userdebug response record login.json --tag login
             """,
         options: [
-            .value("tag", "TAG", repeatable: true, completes: .dynamic(.tags), "Add a tag to every recorded response.")
+            .value("tag", "TAG", repeatable: true, completes: .dynamic(.tags), "Add a tag to every recorded response."),
+            .flag("stream", "Read one document per line from standard input and record each as it comes."),
         ],
         maxPositionals: 1,
         argument: .file
     ) { invocation in
+        if invocation.arguments.has("stream") { return try stream(invocation) }
         let (value, source) = try InputReader.readJSON(invocation.arguments.positionals.first)
+        let responses = try decode(value, source: source, invocation: invocation)
+        let ids = try record(responses, rules: LoginRecording.rules(invocation), invocation: invocation)
+        try writeAll(Array(ids.map { "\($0)\n" }.joined().utf8), to: 1, name: "standard output")
+    }
+
+    /// The responses of one document (or an array of them), checked, with `--tag`s added.
+    static func decode(_ value: JSONValue, source: String, invocation: Invocation) throws -> [BackendResponse] {
         let documents: [(JSONValue, String)]
         if case .array(let elements) = value {
             guard !elements.isEmpty else {
@@ -50,13 +66,69 @@ enum ResponseCommands {
                     .dataError, "\(source)\(prefix.isEmpty ? "" : " element \(prefix)"): \(error.description)")
             }
         }
-        let login = try LoginRecording.apply(responses, rules: LoginRecording.rules(invocation), invocation: invocation)
+        return responses
+    }
+
+    /// Records `responses` under the login among them (by `rules`), else `--session` or the
+    /// current session, and returns their ids.
+    static func record(_ responses: [BackendResponse], rules: [LoginRule], invocation: Invocation) throws -> [Int64] {
+        let login = try LoginRecording.apply(responses, rules: rules, invocation: invocation)
         let target = login?.session.name ?? invocation.arguments.value("session")
         let ids = try invocation.storeForWriting().record(responses, session: target)
         if let login { LoginRecording.report(login, responseID: ids[login.index], invocation: invocation) }
-        try writeAll(Array(ids.map { "\($0)\n" }.joined().utf8), to: 1, name: "standard output")
+        return ids
     }
 
+    /// `--stream`: one document per line of standard input, each recorded (and its ids printed)
+    /// as it comes, with the store opened and the config read once. A refused line is named on
+    /// stderr and skipped; a line longer than the 64 MiB a document may have is skipped unread.
+    static func stream(_ invocation: Invocation) throws {
+        if let path = invocation.arguments.positionals.first, path != "-" {
+            throw CommandError(.usage, "--stream reads standard input; got '\(path)'")
+        }
+        let rules = try LoginRecording.rules(invocation)
+        var lines = LineReader(fd: 0, limit: InputReader.defaultLimit)
+        var number = 0
+        var refused = 0
+        while let line = try lines.next() {
+            number += 1
+            var source = "standard input line \(number)"
+            do {
+                guard let bytes = line else {
+                    throw CommandError(.dataError, "\(source): over \(InputReader.defaultLimit) bytes; not read")
+                }
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                let value: JSONValue
+                do {
+                    value = try JSONParser().parse(bytes)
+                } catch {
+                    throw CommandError(.dataError, "\(source): column \(error.column): \(error.reason)")
+                }
+                source += exchange(value).map { " (\($0))" } ?? ""
+                let ids = try record(
+                    decode(value, source: source, invocation: invocation), rules: rules, invocation: invocation)
+                try writeAll(Array(ids.map { "\($0)\n" }.joined().utf8), to: 1, name: "standard output")
+            } catch let error as CommandError where error.status == .ioError {
+                throw error
+            } catch {
+                refused += 1
+                invocation.diagnostics.error("not recorded: \(ErrorReport.classify(error).1)")
+            }
+        }
+        if refused > 0 {
+            throw CommandError(.dataError, "\(refused) of \(number) lines not recorded")
+        }
+    }
+
+    /// `GET https://host/path` of a document's request, without the query (it may hold secrets),
+    /// to name a refused line; nil when the document has no such strings or the URL is not http(s).
+    static func exchange(_ value: JSONValue) -> String? {
+        guard let method = value["request"]?["method"]?.stringValue, let url = value["request"]?["url"]?.stringValue,
+            HTTPURL.problem(url) == nil, method.utf8.count <= 32,
+            method.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0 == "-" })
+        else { return nil }
+        return method + " " + String(url.prefix { $0 != "?" && $0 != "#" }.prefix(200))
+    }
     static let listCommand = CommandSpec(
         path: ["response", "list"],
         summary: "List recorded responses, newest first (JSON lines when piped, a table on a terminal).",
@@ -175,5 +247,56 @@ enum ResponseSelection {
             throw CommandError(.noInput, ResponseSelector.newest(query).notFoundMessage(session: session.name))
         }
         return (response, session)
+    }
+}
+
+/// Lines of a descriptor, read 64 KiB at a time; a line longer than `limit` comes back as nil
+/// (its bytes dropped as they are read), so memory stays within the limit.
+struct LineReader {
+    let fd: Int32
+    let limit: Int
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+
+    init(fd: Int32, limit: Int) {
+        self.fd = fd
+        self.limit = limit
+    }
+
+    /// The next line without its newline (`.some(nil)`: one over the limit), nil at the end.
+    mutating func next() throws(CommandError) -> [UInt8]?? {
+        var tooLong = false
+        var searched = start
+        while true {
+            if let newline = buffer[searched...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffer[start..<newline])
+                start = newline + 1
+                return tooLong ? .some(nil) : .some(line)
+            }
+            if buffer.count - start > limit {
+                tooLong = true
+                buffer.removeAll(keepingCapacity: true)
+                start = 0
+            }
+            if atEnd {
+                guard start < buffer.count || tooLong else { return nil }
+                let line = Array(buffer[start...])
+                start = buffer.count
+                return tooLong ? .some(nil) : .some(line)
+            }
+            if start > 0 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            searched = buffer.count
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CommandError(.ioError, "cannot read standard input: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { atEnd = true } else { buffer += chunk[..<count] }
+        }
     }
 }
