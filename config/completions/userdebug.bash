@@ -28,7 +28,7 @@ _userdebug_commands=(
     'session show||@sessions'
     'session use||@sessions'
     'session remove||@sessions'
-    'response record|--tag|file'
+    'response record|--tag --stream|file'
     'response list|--tag --path --status --limit --all-sessions --json|'
     'copy|--selection --lifetime --hand-off --new-owner --backend --secret --json|'
     'paste|--selection --target --timeout --raw --backend|'
@@ -38,6 +38,7 @@ _userdebug_commands=(
     'export postman-env|--to --lifetime --hand-off --new-owner --backend|'
     'export postman-collection|--tag --path --status --limit --to --lifetime --hand-off --new-owner --backend --keep-client-headers|response'
     'capture|--tag|'
+    'proxy|--listen --hosts --mode --confdir --addon --ca|'
     'daemon|--check --trace --keep-waiting|'
     'doctor|--backend --json --salvage|'
     'setup|--yes --desktop --keys --dry-run --undo|'
@@ -61,9 +62,11 @@ _userdebug_value_of() {
         --selection) REPLY='clipboard primary' ;;
         --target) REPLY='UTF8_STRING TARGETS STRING TEXT application/json' ;;
         --body-file) REPLY=:file ;;
+        --mode) REPLY='regular reverse: upstream:' ;;
+        --confdir) REPLY=:file ;;
         --salvage) REPLY=:file ;;
         --desktop) REPLY='auto x11 sway i3 gnome kde' ;;
-        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --keys) REPLY='' ;;
+        --lifetime | --path | --name | --id | --token | --base-url | --environment | --limit | --timeout | --listen | --hosts | --keys) REPLY='' ;;
         *) return 1 ;;
     esac
 }
