@@ -179,7 +179,9 @@ import Testing
         #expect(eventually { (try? home.run(["copy-id", "--to", "stdout"]).out) == "usr_ana\n" }, "\(proxy.logs())")
         proxy.stop()
         load.stop()
-        let check = try runTool("/usr/bin/sqlite3", [home.databasePath, "PRAGMA integrity_check;"])
+        // The recorder may still be committing what it read before its input closed: wait for it.
+        let check = try runTool(
+            "/usr/bin/sqlite3", ["-cmd", ".timeout 10000", home.databasePath, "PRAGMA integrity_check;"])
         #expect(check.out == "ok\n", "\(check)")
         #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_ana\n")
         let counted = try home.ok(["response", "list", "--limit", "0"]).out
