@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -140,8 +142,32 @@ static void default_caught_signals(void) {
     }
 }
 
+/* What `ps` shows of the serving process: it would keep the argv of the command that forked it
+ * (`userdebug menu --dmenu` long after the menu closed). The name (comm, 15 bytes) becomes
+ * "userdebug-owner" and the argument area, argv[0] to the end of the last argument (the bytes
+ * /proc/self/cmdline holds), is overwritten with OWNER_TITLE (OWNER_NAME where the area is
+ * shorter) and NULs. The area is touched only when it starts at program_invocation_name (glibc's
+ * argv[0]) and holds exactly what cmdline says, so a runtime that moved argv is left alone. */
+#define OWNER_TITLE "userdebug clipboard owner"
+#define OWNER_NAME "userdebug-owner"
+static void retitle(void) {
+    (void)prctl(PR_SET_NAME, OWNER_NAME, 0, 0, 0);
+    char area[4096];
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t n = read(fd, area, sizeof area);
+    close(fd);
+    char *start = program_invocation_name;
+    if (n <= 1 || (size_t)n >= sizeof area || start == NULL || memcmp(start, area, (size_t)n) != 0) return;
+    const char *title = sizeof OWNER_TITLE <= (size_t)n ? OWNER_TITLE : OWNER_NAME;
+    size_t length = strlen(title) < (size_t)n - 1 ? strlen(title) : (size_t)n - 1;
+    memset(start, 0, (size_t)n);
+    memcpy(start, title, length);
+}
+
 ud_owner_status ud_owner_detach(const int *keep, size_t keep_count, int *signal_fd, int *err_no) {
     *err_no = 0;
+    retitle();
     default_caught_signals();
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);

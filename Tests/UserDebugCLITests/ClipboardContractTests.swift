@@ -190,6 +190,19 @@ final class ContractStand: @unchecked Sendable {
             #expect(result.err.contains("copied 5 bytes to CLIPBOARD"), "\(result)")
             let read = peerEventuallyReads(stand, Array("usr_1".utf8))
             #expect(read?.bytes == Array("usr_1".utf8), "\(String(describing: read))")
+            // Issue 28, item 5: `ps` names the serving process for what it is, not by the argv
+            // of the command that forked it.
+            let serving = servingProcesses()
+            #expect(!serving.isEmpty, "no serving process of ours")
+            for pid in serving {
+                let comm = readWholeFile("/proc/\(pid)/comm").map { String(decoding: $0, as: UTF8.self) }
+                let line = readWholeFile("/proc/\(pid)/cmdline").map {
+                    String(decoding: Array($0.split(separator: 0).joined(separator: [0x20])), as: UTF8.self)
+                }
+                guard !processExited(pid) else { continue }
+                #expect(comm == "userdebug-owner\n", "pid \(pid): \(String(describing: comm))")
+                #expect(line == "userdebug clipboard owner", "pid \(pid): \(String(describing: line))")
+            }
         }
     }
 

@@ -53,6 +53,7 @@ struct StdoutFailureTests {
         "daemon": Sample(arguments: ["daemon", "--check"]),
         "doctor": Sample(arguments: ["doctor"]),
         "setup": Sample(arguments: ["setup", "--dry-run", "--desktop", "sway"]),
+        "proxy": Sample(arguments: ["proxy", "--addon"]),
     ]
 
     /// Commands whose standard output is another program's: not held to our rule.

@@ -74,7 +74,8 @@ ud_owner_status ud_owner_fork(ud_owner_fork_mode mode, pid_t *server_pid, int *e
  * blocked and every other signal unblocked (also whatever the forking thread had blocked); stdin,
  * stdout and stderr on /dev/null (except a descriptor to keep); every other inherited descriptor
  * closed except the `keep_count` ones in `keep`; cwd "/" (only a mount point would stay busy
- * otherwise; a failure is ignored).
+ * otherwise; a failure is ignored); its name in `ps` "userdebug-owner" and its command line
+ * "userdebug clipboard owner", not the forking command's.
  * Each step is best effort: none of them failing leaves the process unusable.
  * Returns UD_OWNER_OK with *signal_fd a non-blocking, close-on-exec signalfd that reads SIGTERM
  * and SIGINT, or UD_OWNER_SIGNALFD_FAILED with *signal_fd -1 and *err_no (detached all the same;
