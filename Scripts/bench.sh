@@ -401,7 +401,7 @@ for _ in range(200):
   "$ud" copy -q < "$work/big"
   sleep 0.5
   xclip -o -selection clipboard >/dev/null
-  owner=$(pgrep -n -f "$ud" || true)
+  owner=$(pgrep -n -x userdebug-owner || true)  # the serving process names itself
   [[ -n "$owner" ]] && grep VmHWM "/proc/$owner/status" || echo "owner not found"
 fi
 
@@ -445,7 +445,7 @@ if [[ $what == wayland ]]; then
   echo; echo "### peak memory serving 128 MiB (VmHWM of the background owner, after one full read)"
   "$ud" copy -q < "$work/big"
   wl-paste -n > /dev/null
-  owner=$(pgrep -n -f "$ud" || true)
+  owner=$(pgrep -n -x userdebug-owner || true)  # the serving process names itself
   [[ -n "$owner" ]] && echo "userdebug owner: $(grep VmHWM "/proc/$owner/status")" || echo "owner not found"
   wl-copy --type text/plain < "$work/big"
   wl-paste -n > /dev/null

@@ -15,15 +15,15 @@ import time
 
 
 def owner_pids(argv):
-    """Live processes whose command line is exactly `argv` (the forked owner keeps it)."""
-    wanted = b"\0".join(a.encode() for a in argv) + b"\0"
+    """Live serving processes of ours: the forked owner names itself `userdebug-owner` (its comm;
+    ud_owner_detach), whatever `argv` forked it."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if f.read() != wanted:
+            with open(f"/proc/{entry}/comm", "rb") as f:
+                if f.read() != b"userdebug-owner\n":
                     continue
             with open(f"/proc/{entry}/stat") as f:
                 if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):

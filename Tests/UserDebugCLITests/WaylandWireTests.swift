@@ -18,7 +18,8 @@ import UserDebugKit
     func servingOwner(_ compositor: DataControlCompositor) -> Int32? {
         var owners: [Int32] = []
         _ = eventually {
-            owners = compositor.liveClients(named: "userdebug")
+            // The serving process names itself (ud_owner_detach): comm "userdebug-owner".
+            owners = compositor.liveClients(named: "userdebug-owner")
             return owners.count == 1
         }
         return owners.count == 1 ? owners[0] : nil
