@@ -143,13 +143,14 @@ public struct BackendProvider: DebugActionProvider {
         guard let object = json?.objectValue else { return elements }
         let policy = try context.secretsRedactor().policy
         var used: Set<String> = []
+        let tokenCheck = SecretPayloads.EncodedTokenCheck(token: context.session.token)
         for member in object.members.prefix(maxFieldActions) {
             let key = member.key.lowercased()
             // Keys that are not id-shaped, or collide once lowercased, get no action: `run` needs
             // one unambiguous id per action. Nor does a key that is a secret (the token, a JWT):
             // ids are shown as they are (menu, rofi's rows, --trace).
             guard let value = member.value.scalarText, ConfigAction.isWellFormed(key),
-                !SecretPayloads.looksSecret(Array(member.key.utf8), token: context.session.token),
+                !tokenCheck.looksSecret(Array(member.key.utf8)),
                 used.insert(key).inserted
             else {
                 continue
@@ -158,7 +159,7 @@ public struct BackendProvider: DebugActionProvider {
             // data, so its secrets come out only with --reveal, and never as a subtitle.
             let secret =
                 policy.isSensitiveField(member.key)
-                || SecretPayloads.looksSecret(Array(value.utf8), token: context.session.token)
+                || tokenCheck.looksSecret(Array(value.utf8))
             elements.append(
                 .action(
                     DebugAction(

@@ -69,8 +69,9 @@ public struct ConfigActionProvider: DebugActionProvider {
     /// read a process's arguments.
     private static func refuseTokenInArguments(_ argv: [String], key: String, token: String?) throws(ActionError) {
         guard let token, !token.isEmpty else { return }
+        let check = SecretPayloads.EncodedTokenCheck(token: token)
         for (position, argument) in argv.enumerated().dropFirst()
-        where argument.contains(token) || SecretPayloads.holdsEncodedToken(Array(argument.utf8), token: token) {
+        where argument.contains(token) || check.holdsToken(Array(argument.utf8)) {
             throw ActionError.unsafeConfig(
                 key: key + ".command[\(position)]",
                 reason:

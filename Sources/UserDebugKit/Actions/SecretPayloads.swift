@@ -35,18 +35,35 @@ package enum SecretPayloads {
         return marked
     }
 
-    /// Whether `bytes` hold `token` (or its percent-encoded form) or a JWT-shaped value: the
-    /// test a value from recorded data must pass to be shown, e.g. as a menu subtitle.
-    /// Encoded forms count too (issue 25, item 6): base64 at any offset, hex, percent-encoding of
-    /// any character (`HSTOK%43ANARY`), JSON and XML escapes: the redactor's known-secret search.
+    /// Whether `bytes` hold `token` (or its percent-encoded form) or a JWT-shaped value.
     package static func looksSecret(_ bytes: [UInt8], token: String?) -> Bool {
-        holdsSecretShape(bytes, needles: tokenForms(token)) || holdsEncodedToken(bytes, token: token)
+        holdsSecretShape(bytes, needles: tokenForms(token))
     }
 
-    /// Whether `bytes` hold `token` in any form the redactor's known-secret search finds.
-    package static func holdsEncodedToken(_ bytes: [UInt8], token: String?) -> Bool {
-        guard let token, token.utf8.count >= Redacted.minimumSecretLength else { return false }
-        return Redactor(knownSecrets: [token]).containsKnownSecret(bytes)
+    /// The test values from recorded data must pass to be shown (a menu subtitle, an id) or to
+    /// become a command's argument, for many values against one token: built once, it also
+    /// finds the token encoded (issue 25, item 6): base64 at any offset, hex, percent-encoding
+    /// of any character (`HSTOK%43ANARY`), JSON and XML escapes, the redactor's known-secret
+    /// search. Not for the hotkey path's payloads and notices, which `looksSecret` and
+    /// `redacted` keep to two byte searches.
+    package struct EncodedTokenCheck {
+        private let needles: [[UInt8]]
+        private let search: KnownSecretSearch?
+
+        package init(token: String?) {
+            needles = SecretPayloads.tokenForms(token)
+            search = needles.isEmpty ? nil : KnownSecretSearch(secrets: [needles[0]])
+        }
+
+        /// Whether `bytes` hold the token in any form.
+        package func holdsToken(_ bytes: [UInt8]) -> Bool {
+            search.map { !$0.ranges(in: bytes).isEmpty } ?? false
+        }
+
+        /// Whether `bytes` hold the token in any form, or a JWT-shaped value.
+        package func looksSecret(_ bytes: [UInt8]) -> Bool {
+            SecretPayloads.holdsSecretShape(bytes, needles: needles) || holdsToken(bytes)
+        }
     }
 
     /// `text` with `token` (and its percent-encoded form) and every JWT-shaped value replaced by
@@ -54,9 +71,6 @@ package enum SecretPayloads {
     /// titles).
     package static func redacted(_ text: String, token: String?) -> String {
         let bytes = Array(text.utf8)
-        if let token, holdsEncodedToken(bytes, token: token) {
-            return Redactor(knownSecrets: [token]).replacingKnownSecrets(in: text)
-        }
         let replaced = replacingShapes(in: bytes, needles: tokenForms(token))
         return replaced == bytes ? text : String(decoding: replaced, as: UTF8.self)
     }
@@ -78,7 +92,7 @@ package enum SecretPayloads {
         return encoded == token ? [Array(token.utf8)] : [Array(token.utf8), Array(encoded.utf8)]
     }
 
-    private static func holdsSecretShape(_ bytes: [UInt8], needles: [[UInt8]]) -> Bool {
+    fileprivate static func holdsSecretShape(_ bytes: [UInt8], needles: [[UInt8]]) -> Bool {
         needles.contains { ByteSearch.firstRange(of: $0, in: bytes, from: 0) != nil }
             || !JWTShape.ranges(in: bytes).isEmpty
     }
