@@ -77,7 +77,7 @@ public enum CurrentSessionCache {
     public static func lookup(databasePath: String) -> (session: Session?, fingerprint: (text: String, settled: Bool)?)
     {
         guard let current = fingerprint(of: databasePath) else { return (nil, nil) }
-        guard let bytes = readPrivateFile(path(for: databasePath)) else { return (nil, current) }
+        guard let bytes = FileSystem.readPrivateFile(path(for: databasePath)) else { return (nil, current) }
         let lines = bytes.split(separator: UInt8(ascii: "\n"), maxSplits: 2, omittingEmptySubsequences: false)
         guard lines.count == 3, String(decoding: lines[0], as: UTF8.self) == magic,
             String(decoding: lines[1], as: UTF8.self) == current.text,
@@ -98,14 +98,7 @@ public enum CurrentSessionCache {
         var status = stat()
         guard stat(databasePath, &status) == 0, status.st_uid == geteuid() else { return }
         let text = magic + "\n" + fingerprint.text + "\n" + JSONWriter().string(.object(object(for: session)))
-        let target = path(for: databasePath)
-        let temporary = target + ".\(getpid()).tmp"
-        unlink(temporary)  // left by a process of the same pid that was killed here
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        let written = (try? FileDescriptor(fd).writeAll(Array(text.utf8))) != nil
-        close(fd)
-        if !written || rename(temporary, target) != 0 { unlink(temporary) }
+        FileSystem.replacePrivateFile(path(for: databasePath), with: Array(text.utf8))
     }
 
     /// Seconds since 1970 on the clock file times are stamped with.
@@ -198,29 +191,6 @@ public enum CurrentSessionCache {
             text.append(digits[Int(byte & 0xF)])
         }
         return String(decoding: text, as: UTF8.self)
-    }
-
-    /// The bytes of a regular file owned by us that nobody else may write (at most 1 MiB); nil
-    /// otherwise.
-    private static func readPrivateFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_uid == geteuid(),
-            status.st_mode & 0o077 == 0, status.st_size <= 1 << 20
-        else { return nil }
-        // The copy is replaced by rename, never rewritten in place: fstat's size is all there is.
-        // Stopping there spares the read that would find the end of file (this is the hotkey path).
-        let size = Int(status.st_size)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(size)
-        let finished = try? FileDescriptor(fd).readChunks(bufferSize: size) { chunk in
-            bytes.append(contentsOf: chunk.prefix(size - bytes.count))
-            return bytes.count < size
-        }
-        guard finished != nil, bytes.count == size else { return nil }
-        return bytes
     }
 
     // MARK: - Coding

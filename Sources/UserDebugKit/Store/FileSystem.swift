@@ -30,6 +30,41 @@ struct FileStatus {
 /// never widened. SQLite creates `-wal` and `-shm` with the database file's own mode, so they
 /// are 0600 as well.
 enum FileSystem {
+    /// The bytes of a regular file owned by us that nobody else may write (at most 1 MiB); nil
+    /// otherwise.
+    static func readPrivateFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_uid == geteuid(),
+            status.st_mode & 0o077 == 0, status.st_size <= 1 << 20
+        else { return nil }
+        // The copy is replaced by rename, never rewritten in place: fstat's size is all there is.
+        // Stopping there spares the read that would find the end of file (this is the hotkey path).
+        let size = Int(status.st_size)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        let finished = try? FileDescriptor(fd).readChunks(bufferSize: size) { chunk in
+            bytes.append(contentsOf: chunk.prefix(size - bytes.count))
+            return bytes.count < size
+        }
+        guard finished != nil, bytes.count == size else { return nil }
+        return bytes
+    }
+
+    /// Replaces `path` whole with `bytes`, mode 0600, through a file of this process beside it
+    /// and a rename, so a reader sees the old file or the new one; nothing when that fails.
+    static func replacePrivateFile(_ path: String, with bytes: [UInt8]) {
+        let temporary = path + ".\(getpid()).tmp"
+        unlink(temporary)  // left by a process of the same pid that was killed here
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        let written = (try? FileDescriptor(fd).writeAll(bytes)) != nil
+        close(fd)
+        if !written || rename(temporary, path) != 0 { unlink(temporary) }
+    }
+
     /// The directory part of `path` ("." when it has none).
     static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }

@@ -32,8 +32,10 @@ enum StoreHealth {
 
     /// Whether the stamp says the file is as it was when last known whole.
     static func isStamped(_ path: String) -> Bool {
-        guard let current = fingerprint(path), let stamp = readSmallFile(stampPath(path)) else { return false }
-        return stamp == current + "\n"
+        guard let current = fingerprint(path), let stamp = FileSystem.readPrivateFile(stampPath(path)) else {
+            return false
+        }
+        return stamp == Array((current + "\n").utf8)
     }
 
     /// Checks every page when the stamp does not vouch for the file, and stamps it when whole.
@@ -57,13 +59,7 @@ enum StoreHealth {
             unlink(stampPath(path))
             return
         }
-        let temporary = stampPath(path) + ".\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return }
-        let bytes = Array((current + "\n").utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        if written != bytes.count || rename(temporary, stampPath(path)) != 0 { unlink(temporary) }
+        FileSystem.replacePrivateFile(stampPath(path), with: Array((current + "\n").utf8))
     }
 
     /// Records that `path` answered `SQLITE_CORRUPT` in this process, and removes its stamp, so
@@ -75,20 +71,4 @@ enum StoreHealth {
 
     /// The stores this process has seen damaged.
     private static let damaged = Mutex<Set<String>>([])
-
-    /// The contents of a small regular file (the stamp), nil when missing, not a regular file,
-    /// or larger than 256 bytes. Opened without following links and without blocking on a FIFO.
-    private static func readSmallFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size <= 256 else {
-            return nil
-        }
-        var buffer = [UInt8](repeating: 0, count: 257)
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count >= 0 else { return nil }
-        return String(decoding: buffer[0..<count], as: UTF8.self)
-    }
 }
