@@ -15,8 +15,10 @@ import time
 
 
 def owner_pids(argv):
-    """Live serving processes of ours: the forked owner names itself `userdebug-owner` (its comm;
-    ud_owner_detach), whatever `argv` forked it."""
+    """Live serving processes of ours on this display: the forked owner names itself
+    `userdebug-owner` (its comm; ud_owner_detach) whatever `argv` forked it, and keeps the
+    environment, whose DISPLAY tells it from the owners bench.sh left on its other displays."""
+    display = f"DISPLAY={os.environ.get('DISPLAY', '')}".encode()
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -24,6 +26,9 @@ def owner_pids(argv):
         try:
             with open(f"/proc/{entry}/comm", "rb") as f:
                 if f.read() != b"userdebug-owner\n":
+                    continue
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if display not in f.read().split(b"\0"):
                     continue
             with open(f"/proc/{entry}/stat") as f:
                 if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
