@@ -42,4 +42,4 @@ step "userdebug print-response --status 4xx --full"
 step "userdebug response list"
 "$bin" response list --json
 echo >&2
-echo "demo.sh: done. Next: Scripts/install.sh puts userdebug on your PATH; then `userdebug setup` binds the hotkeys (README: The first ten minutes)." >&2
+echo "demo.sh: done. Next: Scripts/install.sh puts userdebug on your PATH; then userdebug setup binds the hotkeys (README: The first ten minutes)." >&2
