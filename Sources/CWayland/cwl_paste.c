@@ -38,7 +38,8 @@ typedef struct sink {
     int fd;
     uint8_t *data;
     size_t len, cap;
-    size_t total; /* bytes put, to fd or data */
+    size_t total;       /* bytes put, to fd or data */
+    double start, whole; /* when the read began; its overall bound in seconds (see cwl_paste) */
 } sink;
 
 static cwl_status put(sink *k, const uint8_t *bytes, size_t n, cwl_error *err) {
@@ -66,11 +67,24 @@ static cwl_status put(sink *k, const uint8_t *bytes, size_t n, cwl_error *err) {
     return CWL_OK;
 }
 
-/* Read `fd` to its end, each read within `timeout` of the previous one. */
+/* When the whole read must be over: `whole` seconds after it began, one more per UD_PASTE_RATE
+ * bytes received. */
+static double overall_deadline(const sink *k) { return k->start + k->whole + (double)k->total / UD_PASTE_RATE; }
+
+static cwl_status too_slow(const sink *k, cwl_error *err) {
+    return cwl_fail(err, CWL_TOO_SLOW, ETIMEDOUT,
+                    "the selection's owner sent %zu bytes in %.0f s, too slowly: a paste may take %.0f s "
+                    "and 1 s more per 256 KiB received",
+                    k->total, ud_now() - k->start, k->whole);
+}
+
+/* Read `fd` to its end, each read within `timeout` of the previous one and all of it by the
+ * overall deadline. */
 static cwl_status pump(int fd, double timeout, sink *k, cwl_error *err) {
     uint8_t chunk[65536];
     double deadline = ud_now() + timeout;
     for (;;) {
+        if (ud_now() >= overall_deadline(k)) return too_slow(k, err);
         ssize_t n = read(fd, chunk, sizeof chunk);
         if (n > 0) {
             cwl_status st = put(k, chunk, (size_t)n, err);
@@ -84,6 +98,8 @@ static cwl_status pump(int fd, double timeout, sink *k, cwl_error *err) {
             return cwl_fail(err, CWL_FAILED, errno, "reading the content: %s", ud_strerror(errno).text);
         double left = deadline - ud_now();
         if (left <= 0) return cwl_fail(err, CWL_TIMED_OUT, ETIMEDOUT, "the selection's owner stopped sending");
+        double whole_left = overall_deadline(k) - ud_now();
+        if (whole_left < left) left = whole_left;
         struct pollfd p = {.fd = fd, .events = POLLIN};
         poll(&p, 1, ud_poll_ms(left));
     }
@@ -126,7 +142,7 @@ static cwl_status read_offer(cwl_session *s, const char *target, double timeout,
 }
 
 cwl_status cwl_paste(const char *display, const char *runtime_dir, cwl_selection selection, const char *target,
-                     double timeout, int out_fd, uint8_t **out, size_t *out_len, cwl_error *err) {
+                     double timeout, double total, int out_fd, uint8_t **out, size_t *out_len, cwl_error *err) {
     *out = NULL;
     *out_len = 0;
     if (target == NULL || *target == '\0') return cwl_fail(err, CWL_NO_CONTENT, 0, "no target named");
@@ -140,7 +156,7 @@ cwl_status cwl_paste(const char *display, const char *runtime_dir, cwl_selection
         return st;
     }
     st = cwl_roundtrip(&s->conn, deadline, handle_event, s, err);
-    sink k = {.fd = out_fd};
+    sink k = {.fd = out_fd, .start = deadline - timeout, .whole = total > timeout ? total : timeout};
     if (st == CWL_OK) st = read_offer(s, target, timeout, &k, err);
     cwl_session_close(s);
     free(s);

@@ -7,11 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The rate a paste must keep up past its first `total` seconds: each CX11_PASTE_RATE bytes
- * received allow one more second (see cx11_paste). 256 KiB/s is 2 Mbit/s, slower than any local
- * X server and most forwarded ones; an owner that keeps up with it is sending data. */
-#define CX11_PASTE_RATE (256.0 * 1024.0)
-
 /* Where the bytes read go: a growing buffer, or a descriptor that takes them as they come
  * (fd >= 0), converted from Latin-1 to UTF-8 on the way when latin1 is set. `received` counts
  * the bytes the owner sent, for the deadline of the whole read (`start`, `total`). */
@@ -111,9 +106,9 @@ static int wait_new_value(cx11_session *s, xcb_atom_t property, double deadline,
 }
 
 /* When the whole read must be over: `total` seconds after it started, and one second more for
- * each CX11_PASTE_RATE bytes received. */
+ * each UD_PASTE_RATE bytes received. */
 static double overall_deadline(const sink *k) {
-    return k->start + k->total + (double)k->received / CX11_PASTE_RATE;
+    return k->start + k->total + (double)k->received / UD_PASTE_RATE;
 }
 
 /* The next wait of an INCR series: `timeout` from now, or the overall deadline when sooner

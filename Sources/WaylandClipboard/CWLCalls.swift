@@ -22,6 +22,8 @@ enum CWLCalls {
             return .noContent(text)
         case CWL_UNSUPPORTED:
             return .unsupported("\(call): \(text)")
+        case CWL_TOO_SLOW:
+            return .tooSlow("\(call): \(text)")
         default:
             return .failed("\(call): \(text)")
         }
@@ -151,7 +153,7 @@ extension CWLCalls {
     /// `cwl_paste` (and `cwl_free` of its buffer); `fd` >= 0 streams the bytes there instead.
     static func paste(
         display: String?, runtimeDir: String?, selection name: SelectionName, target: String, timeout: Double,
-        to fd: Int32
+        deadline: Double, to fd: Int32
     ) throws(ClipboardError) -> [UInt8] {
         var err = cwl_error()
         var buffer: UnsafeMutablePointer<UInt8>? = nil
@@ -159,7 +161,7 @@ extension CWLCalls {
         let status = withOptionalCString(display) { d in
             withOptionalCString(runtimeDir) { r in
                 target.withCString { t in
-                    cwl_paste(d, r, selection(name), t, timeout, fd, &buffer, &count, &err)
+                    cwl_paste(d, r, selection(name), t, timeout, deadline, fd, &buffer, &count, &err)
                 }
             }
         }

@@ -23,12 +23,20 @@ public struct WaylandClipboard: Clipboard {
     /// copy returns. Payloads up to 4 MiB; anything else, or no such process, owns as usual, and
     /// the new owner listens for the next copies. `handOffAtOnce` has no Wayland counterpart.
     public let policy: OwnerPolicy
+    /// The bound on a whole paste (and 1 s per 256 KiB received): `clipboard.pasteDeadlineSeconds`.
+    public let pasteDeadline: Double
 
-    /// A clipboard on `display` (nil: `$WAYLAND_DISPLAY`) serving copies by `policy`.
-    public init(display: String? = nil, runtimeDir: String? = nil, policy: OwnerPolicy) {
+    /// A clipboard on `display` (nil: `$WAYLAND_DISPLAY`) serving copies by `policy`, its pastes
+    /// ending within `pasteDeadline` seconds (the larger of it and a paste's own timeout) plus 1 s
+    /// per 256 KiB received, else `.tooSlow`.
+    public init(
+        display: String? = nil, runtimeDir: String? = nil, policy: OwnerPolicy,
+        pasteDeadline: Double = CopyOptions().pasteDeadline
+    ) {
         self.display = display
         self.runtimeDir = runtimeDir
         self.policy = policy
+        self.pasteDeadline = pasteDeadline
     }
 
     /// A clipboard on `display` (nil: `$WAYLAND_DISPLAY`) with an `OwnerPolicy` of these settings.
@@ -115,13 +123,15 @@ public struct WaylandClipboard: Clipboard {
     /// the selection is empty or its owner does not offer the type.
     public func paste(selection: SelectionName, target: String, timeout: Double) throws(ClipboardError) -> [UInt8] {
         try CWLCalls.paste(
-            display: display, runtimeDir: runtimeDir, selection: selection, target: target, timeout: timeout, to: -1)
+            display: display, runtimeDir: runtimeDir, selection: selection, target: target, timeout: timeout,
+            deadline: pasteDeadline, to: -1)
     }
 
     /// Like `paste`, but writes the bytes to the descriptor `fd` as they arrive, holding none
     /// of them in memory (for a large selection piped to a file).
     public func paste(selection: SelectionName, target: String, timeout: Double, to fd: Int32) throws(ClipboardError) {
         _ = try CWLCalls.paste(
-            display: display, runtimeDir: runtimeDir, selection: selection, target: target, timeout: timeout, to: fd)
+            display: display, runtimeDir: runtimeDir, selection: selection, target: target, timeout: timeout,
+            deadline: pasteDeadline, to: fd)
     }
 }

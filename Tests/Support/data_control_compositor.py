@@ -2,6 +2,7 @@
 """A minimal Wayland compositor that offers only what data-control clients need.
 
     data_control_compositor.py SOCKET --log LOGFILE [--ext] [--wlr] [--wlr-version N] [--late-sends]
+                               [--trickle SECONDS]
 
 No Debian 12 compositor offers ext_data_control_manager_v1 (sway 1.7 offers only
 zwlr_data_control_manager_v1), so the tests run clients against this one. Written from the
@@ -27,6 +28,10 @@ destroy of it: the delete_id of a destroyed source is held back until SIGUSR1, w
 `send` (text/plain;charset=utf-8, a pipe of its own) first to the oldest source that was ever the
 CLIPBOARD selection (LABEL replaced; destroyed by now if its owner replaced it), then to the
 current one (LABEL current), reads each pipe and logs it, then sends the held delete_ids.
+--trickle plays a selection owner that sends its content too slowly: a reader's `receive` is not
+forwarded to the source; the compositor writes `{` into the reader's pipe every 0.3 s for SECONDS,
+then closes it (a reader without an overall deadline waits all that time, then gets the bytes).
+
 Exits on SIGTERM (or SIGINT), closing every client and removing its socket.
 """
 import argparse
@@ -37,6 +42,7 @@ import signal
 import socket
 import struct
 import sys
+import threading
 import time
 
 SERVER_ID_MIN = 0xFF000000
@@ -155,6 +161,7 @@ class Compositor:
         self.clients, self.selection = [], {CLIPBOARD: None, PRIMARY: None}  # (client, source id)
         self.selector = selectors.DefaultSelector()
         self.late_sends, self.held, self.history, self.probe_wanted = options.late_sends, [], [], False
+        self.trickle = options.trickle
 
     def log(self, line):
         self.log_file.write(line + "\n")
@@ -266,7 +273,9 @@ class Compositor:
         if opcode == 0:  # receive(mime, fd): forwarded to the source as send(mime, fd)
             mime, fd = args.string(), args.fd()
             owner = obj.source
-            if owner is not None and owner[1] in owner[0].objects and not owner[0].closed:
+            if self.trickle is not None:
+                threading.Thread(target=trickle_into, args=(fd, self.trickle), daemon=True).start()
+            elif owner is not None and owner[1] in owner[0].objects and not owner[0].closed:
                 owner[0].send(owner[1], 0, mime or "", fd=fd)
             else:
                 os.close(fd)  # the source is gone: the reader sees end of file at once
@@ -441,6 +450,19 @@ def read_to_end(fd, seconds):
         os.close(fd)
 
 
+def trickle_into(fd, seconds):
+    """--trickle: one `{` into the reader's pipe every 0.3 s for `seconds`, then the end."""
+    end = time.monotonic() + seconds
+    try:
+        while time.monotonic() < end:
+            os.write(fd, b"{")
+            time.sleep(0.3)
+    except OSError:
+        pass  # the reader gave up and closed its end
+    finally:
+        os.close(fd)
+
+
 def main():
     parser = argparse.ArgumentParser(description="a minimal data-control Wayland compositor for tests")
     parser.add_argument("socket")
@@ -449,6 +471,7 @@ def main():
     parser.add_argument("--wlr", action="store_true", help="offer zwlr_data_control_manager_v1")
     parser.add_argument("--wlr-version", type=int, default=2)
     parser.add_argument("--late-sends", action="store_true", help="hold sources' delete_id; SIGUSR1 probes (see above)")
+    parser.add_argument("--trickle", type=float, help="answer every receive with a byte per 0.3 s for this long")
     options = parser.parse_args()
     path = options.socket
     if not path.startswith("/"):

@@ -31,10 +31,11 @@ final class DataControlCompositor: @unchecked Sendable {
     /// at `wlrVersion` (`wlr`), and waits until its socket takes connections. `directory`: the
     /// runtime directory to listen in (removed at `stop`), else a fresh one (0700); `account`: the
     /// user it runs as, else ours; `lateSends`: hold sources' delete_id and probe on `probe()` (see
-    /// the script's --late-sends).
+    /// the script's --late-sends); `trickle`: answer each read with a byte every 0.3 s for that many
+    /// seconds (the script's --trickle).
     init(
         ext: Bool, wlr: Bool, wlrVersion: Int = 2, directory: String? = nil, account: TestUser.Account? = nil,
-        lateSends: Bool = false
+        lateSends: Bool = false, trickle: Double? = nil
     ) throws {
         if let directory {
             runtimeDir = directory
@@ -50,7 +51,7 @@ final class DataControlCompositor: @unchecked Sendable {
         logPath = runtimeDir + "/compositor.log"
         let flags =
             (ext ? ["--ext"] : []) + (wlr ? ["--wlr", "--wlr-version", String(wlrVersion)] : [])
-            + (lateSends ? ["--late-sends"] : [])
+            + (lateSends ? ["--late-sends"] : []) + (trickle.map { ["--trickle", String($0)] } ?? [])
         do {
             process = try Spawned.start(
                 (account.map(TestUser.runningAs) ?? []) + ["/usr/bin/python3", Self.script, socket, "--log", logPath]
@@ -182,6 +183,27 @@ final class DataControlCompositor: @unchecked Sendable {
             return owners.count == 1
         }
         return owners.count == 1 ? owners[0] : nil
+    }
+
+    /// An owner that sends one byte every 0.3 s (the compositor's --trickle, for 30 s), each
+    /// well within the reader's per-read timeout, holds neither `paste` nor `session import
+    /// --from-clipboard` past `clipboard.pasteDeadlineSeconds` (1 s here): both exit 75 naming it
+    /// (issue 25, item 11, on Wayland). No time is asserted: a reader without the deadline gets
+    /// the whole content after 30 s, exits 0 and fails the test; 60 s only bounds a hang.
+    @Test(arguments: [["paste", "--timeout", "1"], ["session", "import", "--from-clipboard"]])
+    func aReaderGivesUpOnAnOwnerThatTricklesItsBytes(command: [String]) throws {
+        try home.file("config/config.json", #"{"clipboard": {"pasteDeadlineSeconds": 1}}"#)
+        let compositor = try DataControlCompositor(ext: true, wlr: false, trickle: 30)
+        defer { compositor.stop() }
+        try home.ok(["copy-id", "--to", "clipboard"], extraEnvironment: compositor.clientEnvironment)
+        let run = try runBounded(
+            [UserDebugHome.binary] + command,
+            environment: home.environment.merging(compositor.clientEnvironment) { $1 }, deadline: 60)
+        #expect(run.termination == .exited(75), "\(run)")
+        #expect(run.stderr.contains("sends its content too slowly"), "\(run)")
+        #expect(run.stderr.contains("clipboard.pasteDeadlineSeconds"), "\(run)")
+        // `paste` to a pipe writes the bytes as they come: what the owner sent, nothing else.
+        #expect(run.stdout.allSatisfy { $0 == UInt8(ascii: "{") }, "\(run)")
     }
 
     @Test func copyIdBindsExtAndIsReadThroughZwlr() throws {

@@ -51,6 +51,11 @@ int ud_wait_fd(int fd, short events, double deadline);
 /* CLIPBOARD, PRIMARY. */
 #define UD_SELECTION_VALUES(prefix) prefix##_CLIPBOARD = 0, prefix##_PRIMARY = 1
 
+/* The rate a paste must keep up past its first `total` seconds, on X11 and Wayland alike: each
+ * UD_PASTE_RATE bytes received allow one more second. 256 KiB/s is 2 Mbit/s, slower than any
+ * local server and most forwarded ones; an owner that keeps up with it is sending data. */
+#define UD_PASTE_RATE (256.0 * 1024.0)
+
 /* The size of a backend error's one-line message. */
 #define UD_MESSAGE_CAP 240
 

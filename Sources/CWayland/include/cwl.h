@@ -41,7 +41,12 @@ extern "C" {
  * the primary selection); CWL_FAILED: a system call (fork, pipe, malloc) or the Wayland protocol
  * failed; CWL_NO_OWNER: reading, the selection is empty (no client owns it).
  */
-typedef enum cwl_status { UD_STATUS_VALUES(CWL) } cwl_status;
+typedef enum cwl_status {
+    UD_STATUS_VALUES(CWL),
+    /* Reading: the owner sent, but the whole read passed its overall deadline (cwl_paste's
+     * `total`): an owner that trickles its bytes. */
+    CWL_TOO_SLOW = UD_STATUS_BACKEND,
+} cwl_status;
 
 /* What went wrong; filled by every call that does not return CWL_OK: status, sys_errno
  * (errno of the failing system call, or 0), message (NUL-terminated, one line). */
@@ -187,10 +192,12 @@ cwl_status cwl_hand(const cwl_own_options *options, const uint8_t *bytes, size_t
  * out_fd >= 0: they are written there as they come (nothing held in memory; *out stays NULL);
  * else *out is a malloc'd buffer of *out_len bytes (NULL when empty), released with cwl_free.
  * CWL_NO_OWNER: the selection is empty; CWL_NO_CONTENT: the type is not offered; CWL_TIMED_OUT:
- * the owner stopped sending (or never started) for `timeout`.
+ * the owner stopped sending (or never started) for `timeout`; CWL_TOO_SLOW: the whole read took
+ * longer than the larger of `total` and `timeout` seconds, plus 1 s per UD_PASTE_RATE bytes
+ * received (an owner sending a byte now and then cannot hold the reader for ever).
  */
 cwl_status cwl_paste(const char *display, const char *runtime_dir, cwl_selection selection, const char *target,
-                     double timeout, int out_fd, uint8_t **out, size_t *out_len, cwl_error *err);
+                     double timeout, double total, int out_fd, uint8_t **out, size_t *out_len, cwl_error *err);
 
 /* cwl_free: release a buffer returned by cwl_paste (NULL is fine). */
 void cwl_free(void *buffer);

@@ -78,13 +78,14 @@ final class Invocation: @unchecked Sendable {
     }
 
     /// The implementation of the `Clipboard` seam that `route` names: the Wayland clipboard on
-    /// `waylandEndpoint`, the X11 one on `DISPLAY` (its pastes bounded by the config's
-    /// `clipboard.connectTimeoutSeconds` and `clipboard.pasteDeadlineSeconds`), or, in the
+    /// `waylandEndpoint` (its pastes bounded by `clipboard.pasteDeadlineSeconds`), the X11 one on
+    /// `DISPLAY` (bounded by `clipboard.connectTimeoutSeconds` and the same deadline), or, in the
     /// daemon, its in-process owner in front of the X11 one; `NoClipboard` for `.unavailable`.
     private func backend(_ route: BackendChoice.Route, policy: OwnerPolicy) throws -> any Clipboard {
         switch route {
         case .unavailable: return NoClipboard()
-        case .wayland: return waylandEndpoint.clipboard(policy: policy)
+        case .wayland:
+            return waylandEndpoint.clipboard(policy: policy, pasteDeadline: try config().clipboard.pasteDeadline)
         case .x11:
             let options = try config().clipboard
             let x11 = X11Clipboard(

@@ -70,8 +70,10 @@ struct WaylandEndpoint: Sendable {
     /// `callerExitsSoon`, `reuseOwner` and `newOwner`; the CLI builds one policy for both backends).
     /// Copies and pastes use it as `any Clipboard`; only the backend rule's probe-and-copy
     /// (`copyIfDataControl`) asks more of it.
-    func clipboard(policy: OwnerPolicy = OwnerPolicy(callerExitsSoon: true)) -> WaylandClipboard {
-        WaylandClipboard(display: display, runtimeDir: runtimeDir, policy: policy)
+    func clipboard(
+        policy: OwnerPolicy = OwnerPolicy(callerExitsSoon: true), pasteDeadline: Double = CopyOptions().pasteDeadline
+    ) -> WaylandClipboard {
+        WaylandClipboard(display: display, runtimeDir: runtimeDir, policy: policy, pasteDeadline: pasteDeadline)
     }
 
     /// A copy whose own connection is the backend rule's probe: one connect and one registry
