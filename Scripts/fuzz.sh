@@ -44,7 +44,7 @@ optimise=-Onone
 if [[ $long == 1 ]]; then # a million runs of a debug build take hours on two cores; -O keeps ASan
   scratch=.build/fuzz-long
   build_flags=(-c release --scratch-path "$scratch" -Xswiftc -sanitize=address,fuzzer
-    -Xcc -fsanitize=address,fuzzer-no-link)
+    -Xcc -fsanitize=address,fuzzer-no-link -Xswiftc -enable-testing) # two targets @testable import
   optimise=-O
 fi
 for module in UserDebugCLI COwnerProcess CShared; do swift build "${build_flags[@]}" --target "$module"; done
