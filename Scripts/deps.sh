@@ -46,6 +46,7 @@ test_packages=(
   sway xwayland weston wl-clipboard foot      # headless compositors, XWayland, and the Wayland peers (wl-copy/wl-paste)
   libwayland-dev                              # wayland.xml: test.sh checks CWayland's generated protocol tables against it
   cage                                        # the wlroots kiosk compositor of the clipboard contract (no data-control)
+  kwin-wayland mutter dbus-bin                # KDE's KWin 5.27 and GNOME's mutter 43 in the clipboard contract; dbus-run-session for mutter
   wtype libbemenu-wayland                     # Wayland key presses (virtual keyboard) for the launcher tests; bemenu on Wayland
   openssl                                     # the proxy tests' HTTPS server certificate (ProxyTests)
 )

@@ -9,6 +9,9 @@
 
 #include <stdlib.h>
 
+/* A secret's clear: how long the empty content stays ours for a clipboard keeper to read it. */
+#define CX11_CLEAR_KEEPER_WAIT 1.0
+
 /* How long a round trip may wait: 1 s, and while starting to leave no later than leave_by, so
  * that an owner told to leave while its X server is stopped (SIGSTOP, a hung server) leaves
  * within the connect timeout instead of waiting 1 s for each of its last requests. */
@@ -36,16 +39,48 @@ static void give_up(cx11_server *sv) {
     sv->owning = 0;
 }
 
-/* A secret's clear: while we own it, destroy our window rather than set the owner to None. Both
- * empty the selection, but GPaste (43, Debian 12) takes an explicit None owner for an emptied
- * clipboard and puts its last item (the secret) back, whereas it leaves a destroyed owner's
- * selection empty. The detached owner leaves right after; the daemon's host makes a new window. */
-static void clear_secret(cx11_server *sv) {
+/* The end of a secret's clear: while we own it, destroy our window rather than set the owner to
+ * None. Both empty the selection, but GPaste (43, Debian 12) takes an explicit None owner for an
+ * emptied clipboard and puts its last item (the secret) back, whereas it leaves a destroyed
+ * owner's selection empty. The detached owner leaves right after; the daemon's host makes a new
+ * window. */
+static void destroy_owner(cx11_server *sv) {
+    sv->emptied_until = 0;
     if (sv->owning && cx11_server_ask_owner(sv) == 1) {
         xcb_destroy_window(sv->x.c, sv->x.window);
         sv->window_destroyed = 1;
     }
     sv->owning = 0;
+}
+
+/*
+ * A secret's clear, while we still own it. Leaving alone is not enough where a clipboard keeper
+ * copied the secret when we took the selection and puts it back once we are gone (mutter 43's
+ * clipboard manager; weston's XWayland bridge keeps offering it to Wayland clients): first take
+ * the selection again with empty content, so that what such a keeper reads and keeps last is
+ * nothing, then leave (destroy_owner) once a reader has fetched it or CX11_CLEAR_KEEPER_WAIT has
+ * passed. The secret is no longer served from the re-take on, not even to a request stamped
+ * before it.
+ */
+static void clear_secret(cx11_server *sv) {
+    xcb_timestamp_t time = 0;
+    cx11_content *empty = NULL;
+    if (sv->owning && cx11_server_ask_owner(sv) == 1 &&
+        cx11_server_fresh_timestamp(sv, cx11_server_reply_deadline(sv), &time) && sv->owning &&
+        (empty = cx11_content_received(NULL, 0, sv->held.current.content->kind, 0)) != NULL) {
+        xcb_set_selection_owner(sv->x.c, sv->x.window, sv->x.selection, time);
+        if (cx11_server_ask_owner(sv) == 1) {
+            cx11_holding_take(&sv->held, empty, time, ud_now());
+            cx11_content_release(sv->held.previous.content);
+            sv->held.previous = (cx11_source){.content = NULL, .acquired = 0};
+            sv->emptied_read = 0;
+            sv->emptied_until = ud_now() + CX11_CLEAR_KEEPER_WAIT;
+            xcb_flush(sv->x.c);
+            return;
+        }
+        cx11_content_release(empty);
+    }
+    destroy_owner(sv);
 }
 
 /* Ask the clipboard manager to save what we own (see cx11_handoff_ask); whether it was asked. */
@@ -79,6 +114,10 @@ static void handle_request(cx11_server *sv, const xcb_selection_request_event_t 
     cx11_source src = {.content = NULL, .acquired = 0};
     if (sv->owning && req->selection == sv->x.selection && req->owner == sv->x.window)
         src = cx11_holding_answering(&sv->held, req->time);
+    /* A clear's empty content read (not just its targets): the keeper has it, we may leave. */
+    if (sv->emptied_until > 0 && src.content != NULL && src.content->len == 0 &&
+        req->target != sv->x.atoms[CX11_A_TARGETS])
+        sv->emptied_read = 1;
     cx11_answer_request(&sv->x, &sv->transfers, req, src);
 }
 
@@ -164,6 +203,7 @@ void cx11_server_serve_copy(cx11_server *sv, cx11_content *ct, xcb_timestamp_t t
     double now = ud_now();
     cx11_holding_take(&sv->held, ct, time, now);
     sv->clear_at = ct->is_secret && terms->clear_after > 0 ? now + terms->clear_after : 0;
+    sv->emptied_until = 0; /* a new copy ends a clear's empty content */
     sv->leave_at = terms->lifetime > 0 ? now + terms->lifetime : 0;
     if (terms->transfer_timeout > 0) sv->transfers.timeout = terms->transfer_timeout;
     sv->handoff.timeout = terms->handoff_timeout;
@@ -182,6 +222,8 @@ double cx11_server_run_timers(cx11_server *sv) {
         sv->clear_at = 0;
         clear_secret(sv);
     }
+    if (sv->emptied_until > 0 && (now >= sv->emptied_until || (sv->emptied_read && sv->transfers.count == 0)))
+        destroy_owner(sv);
     if (sv->leave_at > 0 && now >= sv->leave_at) {
         sv->leave_at = 0;
         cx11_server_start_leaving(sv);
@@ -191,6 +233,7 @@ double cx11_server_run_timers(cx11_server *sv) {
     next = cx11_earliest(next, cx11_listener_retry(&sv->listener, now));
     next = cx11_earliest(next, cx11_holding_expire(&sv->held, now));
     next = cx11_earliest(next, sv->clear_at);
+    next = cx11_earliest(next, sv->emptied_until);
     next = cx11_earliest(next, sv->leave_at);
     return cx11_earliest(next, handoff_at);
 }

@@ -21,6 +21,8 @@ typedef struct cx11_server {
     int window_destroyed;   /* a secret's clear destroyed our window (cx11_server_run_timers) */
     double connect_timeout; /* the copy's bound on an X server that does not answer */
     double clear_at;        /* secrets: 0 when never */
+    double emptied_until;   /* a secret's clear: serving empty content to keepers until this (0: not) */
+    int emptied_read;       /* a reader (a clipboard keeper) asked for the empty content */
     double leave_at;        /* lifetime: 0 when never */
     unsigned pending_stamps;/* zero-length appends whose PropertyNotify has not arrived yet */
     cx11_content first;     /* the payload the process was forked with */

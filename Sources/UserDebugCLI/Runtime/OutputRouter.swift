@@ -153,7 +153,13 @@ struct OutputRouter {
         }
         let name = selection == .primary ? "PRIMARY" : "CLIPBOARD"
         if payload.isSecret {
-            let clear = options.clearSecretAfter.map { "; cleared in \(formatNumber($0)) s" } ?? ""
+            var clear = options.clearSecretAfter.map { "; cleared in \(formatNumber($0)) s" } ?? ""
+            let keepers = options.clearSecretAfter == nil ? [] : RestoringKeepers.running()
+            if !keepers.isEmpty {
+                let who = keepers.joined(separator: " and ")
+                clear += ", but \(who) puts it back after the clear: the token stays on the clipboard"
+                clear += " (pause \(keepers.count > 1 ? "them" : "it"), or use --to stdout)"
+            }
             invocation.diagnostics.notice("copied a secret (\(payload.byteCount) bytes) to \(name)\(clear)")
         } else {
             invocation.diagnostics.notice("copied \(payload.byteCount) bytes to \(name)")
