@@ -23,14 +23,14 @@ import Testing
         #expect(result.err.contains(suggestion), "\(result.err)")
     }
 
-    /// Each hint names the command that fixes the state it reports, and running it does.
+    /// Each hint names the command that fixes the state it reports, and running it does
+    /// (every state of the table, run as printed: FirstHourHintTests).
     @Test func theMissingStoreAndResponseHintsNameTheCommandThatFixesThem() throws {
         let home = try UserDebugHome()
         let noStore = try home.run(["copy-id", "--to", "stdout"])
         #expect(noStore.status == 66)
         #expect(
-            noStore.err.contains("record a session first: userdebug session import FILE (a session JSON)"), "\(noStore)"
-        )
+            noStore.err.contains("record a session first, the sample one: userdebug session import /"), "\(noStore)")
         #expect(!noStore.err.contains("…"), "\(noStore.err)")
         try home.ok(["session", "import", "-"], stdin: Samples.session)
         #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_1\n")
@@ -38,16 +38,18 @@ import Testing
         let noResponse = try home.run(["print-response", "--to", "stdout"])
         #expect(noResponse.status == 66)
         #expect(noResponse.err.contains("no recorded response matches (session 'staging')"), "\(noResponse)")
-        #expect(noResponse.err.contains("record one: userdebug capture -- curl URL, or userdebug response record FILE"))
+        #expect(noResponse.err.contains("record one: userdebug capture --session staging -- curl -sS https://"))
         #expect(!noResponse.err.contains("session import"), "\(noResponse.err)")
         let filtered = try home.run(["print-response", "--tag", "login", "--to", "stdout"])
         #expect(filtered.status == 66)
-        #expect(filtered.err.contains("userdebug response list shows what session 'staging' has"), "\(filtered)")
+        #expect(filtered.err.contains("record one: userdebug capture --session staging"), "\(filtered)")
         let exported = try home.run(["export", "har", "--to", "stdout"])
         #expect(exported.status == 66 && exported.err.contains("record one: userdebug capture"), "\(exported)")
 
         try home.ok(["response", "record", "-"], stdin: Samples.loginResponse)
         #expect(try home.ok(["print-response", "--to", "stdout"]).out.contains("usr_1"))
+        let missed = try home.run(["print-response", "--tag", "other", "--to", "stdout"])
+        #expect(missed.err.contains("see what it has: userdebug response list --session staging"), "\(missed)")
     }
 
     @Test func noSuggestionForAWordFarFromEveryCommand() throws {

@@ -134,9 +134,8 @@ extension PopupHost {
     /// - Throws: `CommandError` (exit status 69) naming the program when it is neither.
     static func locate(searchPath: String) throws -> String {
         guard let found = find(searchPath: searchPath) else {
-            throw CommandError(
-                .unavailable,
-                "\(programName) is not installed beside userdebug nor on PATH; Scripts/install.sh installs both")
+            let state = FirstHourState.popupNotInstalled(program: programName, prefix: FirstHourHints.installPrefix())
+            throw CommandError(.unavailable, state.message)
         }
         // It runs the chosen action with the session at hand: whoever may replace it gets the
         // token, so it gets the check that a config's programs get (issue 25, item 5).
