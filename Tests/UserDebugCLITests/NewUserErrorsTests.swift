@@ -52,6 +52,26 @@ import Testing
         #expect(missed.err.contains("see what it has: userdebug response list --session staging"), "\(missed)")
     }
 
+    /// In a Wayland session without an X display (sway without XWayland, GNOME's and KDE's own
+    /// windows) the daemon and the popup point to what works there: `userdebug setup`, which binds
+    /// the keys the compositor's way, and `menu --dmenu`.
+    @Test func theDaemonAndThePopupOnWaylandWithoutXPointToSetupAndTheLauncher() throws {
+        let home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+        let wayland = ["WAYLAND_DISPLAY": "wayland-1", "XDG_SESSION_TYPE": "wayland"]
+        let daemon = try home.run(["daemon"], extraEnvironment: wayland)
+        #expect(daemon.status == 69, "\(daemon)")
+        #expect(daemon.err.contains("no DISPLAY in this Wayland session"), "\(daemon)")
+        #expect(daemon.err.contains("userdebug setup (sway: an include file with menu --dmenu on Super+Alt+M"))
+        let popup = try home.run(["menu", "--popup"], extraEnvironment: wayland)
+        #expect(popup.status == 69, "\(popup)")
+        #expect(popup.err.contains("this Wayland session has no X display"), "\(popup)")
+        #expect(popup.err.contains("use a launcher: userdebug menu --dmenu (userdebug setup binds it"), "\(popup)")
+        // Outside a Wayland session the popup is run as before (no display: its own error).
+        let x11 = try home.run(["menu", "--popup"])
+        #expect(x11.status == 69 && !x11.err.contains("use a launcher"), "\(x11)")
+    }
+
     @Test func noSuggestionForAWordFarFromEveryCommand() throws {
         let result = try UserDebugHome().run(["frobnicate"])
         #expect(result.status == 64)

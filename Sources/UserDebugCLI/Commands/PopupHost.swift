@@ -120,6 +120,12 @@ extension PopupHost {
     /// `userdebug menu --popup …`: replaces this process with `userdebug-popup` and the same
     /// options, found beside this executable, else on PATH; exit status 69 when it is neither.
     static func exec(_ invocation: Invocation) throws {
+        if (invocation.variable("DISPLAY") ?? "").isEmpty && DaemonCommand.inWaylandSession(invocation) {
+            throw CommandError(
+                .unavailable,
+                "the popup is an X11 window and this Wayland session has no X display (DISPLAY unset: no XWayland);"
+                    + " use a launcher: userdebug menu --dmenu (userdebug setup binds it to Super+Alt+M on sway)")
+        }
         var arguments = [programName]
         if let name = invocation.arguments.value("session") { arguments += ["--session", name] }
         for flag in ["reveal", "trace", "quiet"] where invocation.arguments.has(flag) { arguments.append("--" + flag) }
