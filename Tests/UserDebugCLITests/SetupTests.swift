@@ -660,4 +660,49 @@ private func repositoryFile(_ path: String) throws -> String {
             #expect(!FileManager.default.fileExists(atPath: autostart))
         }
     }
+
+    /// The next login: openbox-session runs the XDG autostart entries (PyXDG's
+    /// openbox-xdg-autostart), and the entry setup wrote starts the daemon, whose key copies.
+    /// XDG_CONFIG_DIRS names an empty directory, so only the user's entries start (not the
+    /// system's clipboard managers of /etc/xdg/autostart).
+    @Test func onOpenboxTheNextLoginStartsTheDaemonFromSetupsAutostartEntry() throws {
+        let autostart = home.root.appendingPathComponent(".config/autostart/userdebug.desktop").path
+        let system = home.root.appendingPathComponent("xdg-system").path
+        try FileManager.default.createDirectory(atPath: system, withIntermediateDirectories: true)
+        try withXvfb { x in
+            var environment = try environment(x, desktop: nil)
+            environment["XDG_CONFIG_DIRS"] = system
+            let setup = try runTool(UserDebugHome.binary, ["setup", "--yes"], environment: environment)
+            try #require(setup.status == 0, "\(setup)")
+            #expect(FileManager.default.fileExists(atPath: autostart), "\(setup)")
+            let lock = home.root.appendingPathComponent("run/userdebug-daemon-\(x.display).lock").path
+            func daemonPid() -> Int32? {
+                guard let text = try? String(contentsOfFile: lock, encoding: .utf8),
+                    let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0,
+                    let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
+                    command.contains("daemon"),
+                    let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), !stat.contains(") Z ")
+                else { return nil }
+                return pid
+            }
+            // The session ends: the daemon setup started goes with it.
+            let first = try #require(daemonPid(), "setup started the daemon")
+            kill(first, SIGTERM)
+            try #require(eventually { daemonPid() == nil }, "the daemon did not leave")
+
+            let session = try Spawned.start(["openbox-session"], environment: environment)
+            defer {
+                if let pid = daemonPid() { kill(pid, SIGKILL) }
+                session.kill()
+                session.wait()
+            }
+            #expect(eventually { daemonPid() != nil }, "no daemon after the login")
+            let started = daemonPid()
+            #expect(started != first)
+            try press(x, "super+alt+j")
+            #expect(
+                eventually { clipboard(x).hasPrefix("{") && clipboard(x).contains("usr_1") },
+                "clipboard: \(clipboard(x))")
+        }
+    }
 }
