@@ -44,6 +44,7 @@ test_packages=(
   libkf5config-bin                            # kwriteconfig5 and kreadconfig5 (setup on KDE Plasma)
   x11-apps imagemagick fonts-dejavu-core      # xwd + convert for the popup screenshot; a font for Xft
   sway xwayland weston wl-clipboard foot      # headless compositors, XWayland, and the Wayland peers (wl-copy/wl-paste)
+  i3-wm openbox python3-xdg                   # X11 window managers of setup's tests: i3's include file, openbox's daemon (PyXDG: its XDG autostart)
   libwayland-dev                              # wayland.xml: test.sh checks CWayland's generated protocol tables against it
   cage                                        # the wlroots kiosk compositor of the clipboard contract (no data-control)
   kwin-wayland mutter dbus-bin                # KDE's KWin 5.27 and GNOME's mutter 43 in the clipboard contract; dbus-run-session for mutter

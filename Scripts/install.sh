@@ -19,6 +19,7 @@
 #   $PREFIX/share/fish/vendor_completions.d/userdebug.fish  0644
 #   $PREFIX/share/systemd/user/userdebug.service            0644  (ExecStart=$PREFIX/bin/userdebug daemon)
 #   $PREFIX/share/userdebug/proxy/userdebug_addon.py        0644  (userdebug proxy's mitmproxy addon)
+#   $PREFIX/share/userdebug/sample-session.json             0644  (the sample session the no-store hint names)
 # Installing starts nothing: the unit waits for `systemctl --user enable --now userdebug.service`.
 # With --enable-daemon, also (the daemon then starts at every login; use it or the unit, not both):
 #   AUTOSTART/userdebug.desktop                             0644  (Exec=$PREFIX/bin/userdebug daemon)
@@ -77,6 +78,7 @@ files=(
   "config/completions/userdebug.fish|share/fish/vendor_completions.d/userdebug.fish|0644"
   "RENDER:config/systemd/userdebug.service|share/systemd/user/userdebug.service|0644"
   "config/proxy/userdebug_addon.py|share/userdebug/proxy/userdebug_addon.py|0644"
+  "config/sample-session.json|share/userdebug/sample-session.json|0644"
 )
 # Starts the daemon at every login: only when asked for (and always removed by --uninstall).
 autostart_entry="RENDER:config/autostart/userdebug.desktop|AUTOSTART/userdebug.desktop|0644"

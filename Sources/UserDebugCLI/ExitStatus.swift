@@ -65,10 +65,14 @@ enum ErrorReport {
             let help =
                 error.command.isEmpty ? "userdebug --help" : "userdebug \(error.command.joined(separator: " ")) --help"
             return (.usage, "\(error.message)\n(see '\(help)')")
+        case StoreError.missing(let path):
+            return (.noInput, FirstHourState.noStore(path: path, sample: FirstHourHints.sampleSession()).message)
         case let error as StoreError:
             return (status(for: error), error.description)
         case let error as ConfigError:
-            return (.config, error.description)
+            // The file's content is at fault (a place or a setting): fix it or move it aside.
+            guard error.line != nil || error.key != nil else { return (.config, error.description) }
+            return FirstHourHints.configBroken(error)
         case let error as ClipboardError:
             return clipboard(error)
         case let error as ClipboardRouteError:

@@ -27,6 +27,7 @@ import Testing
         ("share/fish/vendor_completions.d/userdebug.fish", 0o644, "config/completions/userdebug.fish"),
         ("share/systemd/user/userdebug.service", 0o644, "config/systemd/userdebug.service"),
         ("share/userdebug/proxy/userdebug_addon.py", 0o644, "config/proxy/userdebug_addon.py"),
+        ("share/userdebug/sample-session.json", 0o644, "config/sample-session.json"),
     ]
 
     /// A template install.sh fills in: `@BINDIR@` becomes the installed binary's directory.

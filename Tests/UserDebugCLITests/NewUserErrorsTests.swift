@@ -23,14 +23,14 @@ import Testing
         #expect(result.err.contains(suggestion), "\(result.err)")
     }
 
-    /// Each hint names the command that fixes the state it reports, and running it does.
+    /// Each hint names the command that fixes the state it reports, and running it does
+    /// (every state of the table, run as printed: FirstHourHintTests).
     @Test func theMissingStoreAndResponseHintsNameTheCommandThatFixesThem() throws {
         let home = try UserDebugHome()
         let noStore = try home.run(["copy-id", "--to", "stdout"])
         #expect(noStore.status == 66)
         #expect(
-            noStore.err.contains("record a session first: userdebug session import FILE (a session JSON)"), "\(noStore)"
-        )
+            noStore.err.contains("record a session first, the sample one: userdebug session import /"), "\(noStore)")
         #expect(!noStore.err.contains("…"), "\(noStore.err)")
         try home.ok(["session", "import", "-"], stdin: Samples.session)
         #expect(try home.ok(["copy-id", "--to", "stdout"]).out == "usr_1\n")
@@ -38,16 +38,38 @@ import Testing
         let noResponse = try home.run(["print-response", "--to", "stdout"])
         #expect(noResponse.status == 66)
         #expect(noResponse.err.contains("no recorded response matches (session 'staging')"), "\(noResponse)")
-        #expect(noResponse.err.contains("record one: userdebug capture -- curl URL, or userdebug response record FILE"))
+        #expect(noResponse.err.contains("record one: userdebug capture --session staging -- curl -sS https://"))
         #expect(!noResponse.err.contains("session import"), "\(noResponse.err)")
         let filtered = try home.run(["print-response", "--tag", "login", "--to", "stdout"])
         #expect(filtered.status == 66)
-        #expect(filtered.err.contains("userdebug response list shows what session 'staging' has"), "\(filtered)")
+        #expect(filtered.err.contains("record one: userdebug capture --session staging"), "\(filtered)")
         let exported = try home.run(["export", "har", "--to", "stdout"])
         #expect(exported.status == 66 && exported.err.contains("record one: userdebug capture"), "\(exported)")
 
         try home.ok(["response", "record", "-"], stdin: Samples.loginResponse)
         #expect(try home.ok(["print-response", "--to", "stdout"]).out.contains("usr_1"))
+        let missed = try home.run(["print-response", "--tag", "other", "--to", "stdout"])
+        #expect(missed.err.contains("see what it has: userdebug response list --session staging"), "\(missed)")
+    }
+
+    /// In a Wayland session without an X display (sway without XWayland, GNOME's and KDE's own
+    /// windows) the daemon and the popup point to what works there: `userdebug setup`, which binds
+    /// the keys the compositor's way, and `menu --dmenu`.
+    @Test func theDaemonAndThePopupOnWaylandWithoutXPointToSetupAndTheLauncher() throws {
+        let home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+        let wayland = ["WAYLAND_DISPLAY": "wayland-1", "XDG_SESSION_TYPE": "wayland"]
+        let daemon = try home.run(["daemon"], extraEnvironment: wayland)
+        #expect(daemon.status == 69, "\(daemon)")
+        #expect(daemon.err.contains("no DISPLAY in this Wayland session"), "\(daemon)")
+        #expect(daemon.err.contains("userdebug setup (sway: an include file with menu --dmenu on Super+Alt+M"))
+        let popup = try home.run(["menu", "--popup"], extraEnvironment: wayland)
+        #expect(popup.status == 69, "\(popup)")
+        #expect(popup.err.contains("this Wayland session has no X display"), "\(popup)")
+        #expect(popup.err.contains("use a launcher: userdebug menu --dmenu (userdebug setup binds it"), "\(popup)")
+        // Outside a Wayland session the popup is run as before (no display: its own error).
+        let x11 = try home.run(["menu", "--popup"])
+        #expect(x11.status == 69 && !x11.err.contains("use a launcher"), "\(x11)")
     }
 
     @Test func noSuggestionForAWordFarFromEveryCommand() throws {

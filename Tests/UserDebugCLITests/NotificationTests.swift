@@ -226,7 +226,9 @@ final class NotificationBus: @unchecked Sendable {
             #expect(copied?.body == "to CLIPBOARD" && copied?.message.hasPrefix("CRITICAL") == false, "\(received)")
             #expect(received.contains { $0.summary == "Copied the token (clears in 30 s)" })
             let failure = try #require(received.first { $0.summary.hasPrefix("No store yet at ") }, "\(received)")
-            #expect(failure.body == "Record a session first: userdebug session import FILE (a session JSON)")
+            #expect(
+                failure.body.hasPrefix("Record a session first, the sample one: userdebug session import /")
+                    && failure.body.contains("/config/sample-session.json"), "\(failure)")
             #expect(failure.message.hasPrefix("CRITICAL "), "\(failure)")
             for notification in received {
                 #expect(!"\(notification)".contains(Samples.canary))

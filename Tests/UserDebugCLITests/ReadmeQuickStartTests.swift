@@ -6,7 +6,8 @@ import Testing
 /// `<!-- quick-start -->` mark under "## Quick start", each typed on a terminal (script(1) gives
 /// it a pseudo-terminal, as a user's shell has) in the repository, with the built `userdebug`
 /// first on PATH, a fresh HOME and XDG directories, and an Xvfb for the clipboard. Each must exit
-/// 0 and do what its comment says, checked against the sample files it names.
+/// 0 and do what its comment says, checked against the sample files it names. Before it, "The
+/// first ten minutes" the same way: install → setup → record a session → press the key it names.
 @Suite(.desktopTier) struct ReadmeQuickStartTests {
     /// The command lines of the quick-start block: every line that is not blank or a comment.
     static func quickStartCommands() throws -> [String] {
@@ -21,6 +22,17 @@ import Testing
         return readme[open.upperBound..<close.lowerBound].split(separator: "\n").map(String.init).filter {
             !$0.trimmingCharacters(in: .whitespaces).isEmpty && !$0.hasPrefix("#")
         }
+    }
+
+    /// The lines of the first ```sh block under "## The first ten minutes", comments included.
+    static func firstTenMinutesLines() throws -> [String] {
+        let readme = try String(
+            contentsOf: InstallTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(
+            readme.range(of: "\n## The first ten minutes\n"), "README has no '## The first ten minutes'")
+        let open = try #require(readme.range(of: "```sh\n", range: section.upperBound..<readme.endIndex))
+        let close = try #require(readme.range(of: "\n```", range: open.upperBound..<readme.endIndex))
+        return readme[open.upperBound..<close.lowerBound].split(separator: "\n").map(String.init)
     }
 
     /// A fresh user: HOME and every XDG directory empty, nothing of userdebug's but the binary.
@@ -59,6 +71,23 @@ import Testing
             return (out.status, String(decoding: out.bytes, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
         }
 
+        /// `line` typed on a terminal in the repository with `environment`, `answer` typed after
+        /// it (what a question of the command reads).
+        func type(_ line: String, answer: String, environment: [String: String]) throws -> (
+            status: Int32, shown: String
+        ) {
+            let command = "cd \(InstallTests.root.path) && set -o pipefail && \(line)"
+            let quoted = "'" + command.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            var environment = environment
+            environment["ANSWER"] = answer
+            let out = try Peer.read(
+                [
+                    "bash", "--norc", "--noprofile", "-c",
+                    "printf '%s' \"$ANSWER\" | script -qec \"bash --norc --noprofile -c \(quoted)\" /dev/null",
+                ], environment: environment, limit: 120)
+            return (out.status, String(decoding: out.bytes, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n"))
+        }
+
         /// `userdebug ARGS` run by the test (not typed), to see what the store now holds.
         func userdebug(_ arguments: [String]) throws -> String {
             let out = try Peer.read([UserDebugHome.binary] + arguments, environment: environment, limit: 30)
@@ -92,6 +121,57 @@ import Testing
                 #expect(!shown.contains("tok-readme-quick-start"), "`\(line)` showed the token: \(shown)")
                 try check(line, shown: shown, user: user, x: x, expect: (identifier, email, userName))
             }
+        }
+    }
+
+    /// The first ten minutes as a new user goes through them on an X11 desktop without a desktop
+    /// environment: `Scripts/install.sh` (given the built binary in USERDEBUG_INSTALL_BINARY, as
+    /// its own build would give it, and installing into the fresh HOME's ~/.local), the installed
+    /// `userdebug setup` answered "y" on its terminal (the daemon, started now), the sample session
+    /// imported, then the key the block's last comment names, pressed with xdotool (XTEST): the
+    /// clipboard holds the sample's identifier.
+    @Test func theFirstTenMinutesRunAsWrittenAndTheKeyCopies() throws {
+        let lines = try Self.firstTenMinutesLines()
+        let commands = lines.filter {
+            !$0.trimmingCharacters(in: .whitespaces).isEmpty && !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#")
+        }
+        #expect(
+            commands.map { $0.split(separator: " ").prefix { $0 != "#" }.prefix(2).joined(separator: " ") } == [
+                "Scripts/install.sh", "userdebug setup", "userdebug session",
+            ], "\(commands)")
+        let pressLine = try #require(lines.last { $0.hasPrefix("# now press ") }, "no key to press in \(lines)")
+        let key = try #require(pressLine.dropFirst("# now press ".count).split(separator: " ").first)
+        let identifier = try Self.sample("config/sample-session.json", ["user", "identifier"])
+        try withXvfb { x in
+            let user = try FreshUser(display: x.display)
+            let home = user.root.appendingPathComponent("home")
+            var environment = user.environment
+            environment["PATH"] = home.appendingPathComponent(".local/bin").path + ":/usr/bin:/bin"
+            environment["USERDEBUG_INSTALL_BINARY"] = UserDebugHome.binary
+            let lock = user.root.appendingPathComponent("run/userdebug-daemon-\(x.display).lock").path
+            defer {
+                if let text = try? String(contentsOfFile: lock, encoding: .utf8),
+                    let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0
+                {
+                    kill(pid, SIGKILL)
+                }
+                try? FileManager.default.removeItem(at: user.root)
+            }
+            for line in commands {
+                let (status, shown) = try user.type(
+                    line, answer: line.hasPrefix("userdebug setup") ? "y\n" : "", environment: environment)
+                #expect(status == 0, "`\(line)` exited \(status): \(shown)")
+                if line.hasPrefix("Scripts/install.sh") {
+                    let installed = home.appendingPathComponent(".local/bin/userdebug").path
+                    #expect(FileManager.default.isExecutableFile(atPath: installed), "\(shown)")
+                } else if line.hasPrefix("userdebug setup") {
+                    #expect(shown.contains("Apply? [y/N]") && shown.contains("started userdebug daemon"), "\(shown)")
+                }
+            }
+            let press = try Peer.read(
+                ["xdotool", "key", "--delay", "0", key.lowercased()], environment: x.environment, limit: 20)
+            #expect(press.status == 0)
+            #expect(eventually { (try? clipboard(x)) == identifier }, "after \(key): \((try? clipboard(x)) ?? "")")
         }
     }
 

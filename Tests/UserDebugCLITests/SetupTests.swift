@@ -549,3 +549,160 @@ private func repositoryFile(_ path: String) throws -> String {
         }
     }
 }
+
+/// `userdebug setup` under real X11 window managers on an Xvfb: i3 (XDG_CURRENT_DESKTOP=i3, as its
+/// session sets it: an include file in ~/.config/i3, its line in the user's config and `i3-msg
+/// reload`, then a key pressed with xdotool runs i3's binding), and openbox (no desktop named: the
+/// daemon, its XDG autostart entry, and a key pressed with xdotool reaching the daemon's grab
+/// while openbox manages the screen). The clipboard is read with xclip.
+@Suite(.serialized, .desktopTier) struct SetupWindowManagerTests {
+    let home: UserDebugHome
+
+    init() throws {
+        home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+    }
+
+    func environment(_ x: Xvfb, desktop: String?) throws -> [String: String] {
+        let runtime = home.root.appendingPathComponent("run")
+        try FileManager.default.createDirectory(
+            at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var environment = home.environment.merging(["DISPLAY": x.display, "XDG_RUNTIME_DIR": runtime.path]) { $1 }
+        environment["XDG_CURRENT_DESKTOP"] = desktop
+        return environment
+    }
+
+    func clipboard(_ x: Xvfb) -> String {
+        let out = try? Peer.read(["xclip", "-o", "-selection", "clipboard"], environment: x.environment, limit: 10)
+        return out.map { String(decoding: $0.bytes, as: UTF8.self) } ?? ""
+    }
+
+    /// Runs `body` with the window manager `argv` managing the display; it is killed after,
+    /// whatever happens (and so is a daemon setup started, by the pid in its lock file).
+    func withWindowManager(
+        _ argv: [String], desktop: String?, ready: [String], _ body: (Xvfb, [String: String]) throws -> Void
+    ) throws {
+        try withXvfb { x in
+            let environment = try environment(x, desktop: desktop)
+            let manager = try Spawned.start(argv, environment: environment)
+            defer {
+                manager.kill()
+                manager.wait()
+                let lock = home.root.appendingPathComponent("run/userdebug-daemon-\(x.display).lock").path
+                if let text = try? String(contentsOfFile: lock, encoding: .utf8),
+                    let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0
+                {
+                    kill(pid, SIGKILL)
+                }
+            }
+            let up = eventually {
+                (try? Peer.read(ready, environment: environment, limit: 5))?.status == 0
+            }
+            try #require(up, "\(argv[0]) did not come up on \(x.display)")
+            try body(x, environment)
+        }
+    }
+
+    func press(_ x: Xvfb, _ keys: String) throws {
+        let press = try Peer.read(["xdotool", "key", "--delay", "0", keys], environment: x.environment, limit: 20)
+        #expect(press.status == 0)
+    }
+
+    @Test func onI3SetupWritesTheIncludeReloadsI3AndAPressedKeyCopies() throws {
+        let mine = "# my i3\nfont pango:monospace 8\nbindsym Mod4+Return exec --no-startup-id true\n"
+        let config = try home.file(".config/i3/config", mine)
+        let include = home.root.appendingPathComponent(".config/i3/userdebug.config").path
+        try withWindowManager(["i3"], desktop: "i3", ready: ["i3-msg", "-t", "get_version"]) { x, environment in
+            let setup = try runTool(UserDebugHome.binary, ["setup", "--yes"], environment: environment)
+            try #require(setup.status == 0, "\(setup)")
+            #expect(setup.out.contains("desktop: i3"), "\(setup)")
+            #expect(setup.out.contains("ran i3-msg reload"), "\(setup)")
+            #expect(setup.out.contains("check: ran Super+Alt+I's command; the clipboard holds"), "\(setup)")
+            let text = try String(contentsOfFile: include, encoding: .utf8)
+            #expect(text.contains("bindsym Mod4+Mod1+i exec --no-startup-id "), "\(text)")
+            #expect(text.contains(" menu --dmenu\n"), "\(text)")
+            let written = try String(contentsOfFile: config, encoding: .utf8)
+            #expect(written.hasPrefix(mine) && written.hasSuffix("include \(include)\n"), "\(written)")
+
+            // i3 read the include: its binding runs on a real key press (XTEST).
+            _ = try Peer.own(
+                ["xclip", "-i", "-selection", "clipboard"], input: Array("stale".utf8), environment: x.environment)
+            #expect(eventually { clipboard(x) == "stale" })
+            try press(x, "super+alt+i")
+            #expect(eventually { clipboard(x) == "usr_1" }, "clipboard: \(clipboard(x))")
+
+            let undo = try runTool(UserDebugHome.binary, ["setup", "--undo"], environment: environment)
+            #expect(undo.status == 0, "\(undo)")
+            #expect(FileManager.default.contents(atPath: config) == Data(mine.utf8))
+            #expect(!FileManager.default.fileExists(atPath: include))
+            #expect(undo.out.contains("ran i3-msg reload"), "\(undo)")
+        }
+    }
+
+    @Test func onOpenboxSetupStartsTheDaemonAndAPressedKeyCopies() throws {
+        let autostart = home.root.appendingPathComponent(".config/autostart/userdebug.desktop").path
+        // openbox answers xprop's query of its _NET_SUPPORTING_WM_CHECK once it manages the screen.
+        try withWindowManager(
+            ["openbox", "--sm-disable"], desktop: nil,
+            ready: ["sh", "-c", "xprop -root _NET_SUPPORTING_WM_CHECK | grep -q 'window id'"]
+        ) { x, environment in
+            let setup = try runTool(UserDebugHome.binary, ["setup", "--yes"], environment: environment)
+            try #require(setup.status == 0, "\(setup)")
+            #expect(setup.out.contains("desktop: x11"), "\(setup)")
+            #expect(setup.out.contains("created \(autostart)"), "\(setup)")
+            #expect(setup.out.contains("check: pressed Super+Alt+I (xdotool); the clipboard holds"), "\(setup)")
+            try press(x, "super+alt+j")
+            #expect(
+                eventually { clipboard(x).hasPrefix("{") && clipboard(x).contains("usr_1") },
+                "clipboard: \(clipboard(x))")
+            let undo = try runTool(UserDebugHome.binary, ["setup", "--undo"], environment: environment)
+            #expect(undo.status == 0, "\(undo)")
+            #expect(!FileManager.default.fileExists(atPath: autostart))
+        }
+    }
+
+    /// The next login: openbox-session runs the XDG autostart entries (PyXDG's
+    /// openbox-xdg-autostart), and the entry setup wrote starts the daemon, whose key copies.
+    /// XDG_CONFIG_DIRS names an empty directory, so only the user's entries start (not the
+    /// system's clipboard managers of /etc/xdg/autostart).
+    @Test func onOpenboxTheNextLoginStartsTheDaemonFromSetupsAutostartEntry() throws {
+        let autostart = home.root.appendingPathComponent(".config/autostart/userdebug.desktop").path
+        let system = home.root.appendingPathComponent("xdg-system").path
+        try FileManager.default.createDirectory(atPath: system, withIntermediateDirectories: true)
+        try withXvfb { x in
+            var environment = try environment(x, desktop: nil)
+            environment["XDG_CONFIG_DIRS"] = system
+            let setup = try runTool(UserDebugHome.binary, ["setup", "--yes"], environment: environment)
+            try #require(setup.status == 0, "\(setup)")
+            #expect(FileManager.default.fileExists(atPath: autostart), "\(setup)")
+            let lock = home.root.appendingPathComponent("run/userdebug-daemon-\(x.display).lock").path
+            func daemonPid() -> Int32? {
+                guard let text = try? String(contentsOfFile: lock, encoding: .utf8),
+                    let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0,
+                    let command = try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8),
+                    command.contains("daemon"),
+                    let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), !stat.contains(") Z ")
+                else { return nil }
+                return pid
+            }
+            // The session ends: the daemon setup started goes with it.
+            let first = try #require(daemonPid(), "setup started the daemon")
+            kill(first, SIGTERM)
+            try #require(eventually { daemonPid() == nil }, "the daemon did not leave")
+
+            let session = try Spawned.start(["openbox-session"], environment: environment)
+            defer {
+                if let pid = daemonPid() { kill(pid, SIGKILL) }
+                session.kill()
+                session.wait()
+            }
+            #expect(eventually { daemonPid() != nil }, "no daemon after the login")
+            let started = daemonPid()
+            #expect(started != first)
+            try press(x, "super+alt+j")
+            #expect(
+                eventually { clipboard(x).hasPrefix("{") && clipboard(x).contains("usr_1") },
+                "clipboard: \(clipboard(x))")
+        }
+    }
+}

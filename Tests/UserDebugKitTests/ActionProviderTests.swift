@@ -83,7 +83,7 @@ import Testing
         #expect(
             throws: ActionError.missing(
                 "no recorded response matches (session 'staging', status 5xx); "
-                    + "userdebug response list shows what session 'staging' has")
+                    + "see what it has: userdebug response list --session staging")
         ) {
             try perform("print-response-5xx", providers: [provider])
         }

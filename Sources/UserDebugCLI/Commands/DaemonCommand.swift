@@ -9,7 +9,8 @@ import X11Clipboard
 /// process (no process per key press), and serves the clipboard itself (`X11SelectionHost`).
 enum DaemonCommand {
     static let waylandNote =
-        "X11 key grabs do not see keys pressed in Wayland-native windows; use the compositor's shortcuts there"
+        "X11 key grabs do not see keys pressed in Wayland-native windows; bind them the compositor's way: "
+        + "userdebug setup (sway: an include file, menu --dmenu on Super+Alt+M; GNOME: custom keybindings)"
 
     static let spec = CommandSpec(
         path: ["daemon"],
@@ -83,6 +84,12 @@ enum DaemonCommand {
         + " in sessions that never reach graphical-session.target (i3, openbox, startx),"
         + " exec userdebug daemon in the window manager's config, its autostart or ~/.xinitrc"
 
+    /// A Wayland session without an X display: the compositor binds the keys, not the daemon.
+    static let noDisplayOnWayland =
+        "no DISPLAY in this Wayland session, and the daemon grabs its keys on an X display; here the compositor"
+        + " binds them: userdebug setup (sway: an include file with menu --dmenu on Super+Alt+M;"
+        + " GNOME: custom keybindings; KDE: its shortcuts)"
+
     /// Takes the lock, connects, grabs, and runs until a signal or the X server ends it. A start
     /// that fails is also a desktop notification: started by an autostart entry, nobody reads
     /// its stderr.
@@ -104,7 +111,7 @@ enum DaemonCommand {
     private static func prepare(_ invocation: Invocation) throws -> (Daemon, DaemonLock) {
         let config = try invocation.config()
         guard let display = invocation.variable("DISPLAY"), !display.isEmpty else {
-            throw CommandError(.unavailable, noDisplay)
+            throw CommandError(.unavailable, inWaylandSession(invocation) ? noDisplayOnWayland : noDisplay)
         }
         let lock = try DaemonLock.acquire(display: display, runtimeDirectory: invocation.variable("XDG_RUNTIME_DIR"))
         if let notice = lock.notice { Daemon.log(notice) }

@@ -117,7 +117,8 @@ struct DoctorHealth {
     /// The current session: there is one, and it has a token (a logged-out one copies ids but
     /// every request with its token fails).
     static func session(_ invocation: Invocation, store: StoreFinding) -> DoctorCheck {
-        let importFix = "userdebug session import SESSION.json"
+        // The fixes of FirstHourState's table, with their real arguments (the sample's path).
+        let importFix = FirstHourState.noStore(path: store.path, sample: FirstHourHints.sampleSession()).command
         switch store.diagnosis {
         case .missing:
             return .problem("session", .noInput, "no store yet (\(store.path)), so no session", fix: importFix)
@@ -136,7 +137,7 @@ struct DoctorHealth {
                 return .problem(
                     "session", .noInput,
                     "no current session (recorded: \(names.count == 1 ? first : "\(names.count), the first \(first)"))",
-                    fix: "userdebug session use \(shellQuoted(first))")
+                    fix: FirstHourState.noCurrentSession(sessions: names, sample: nil).command)
             }
             let labels = invocation.noticeLabels(current)
             guard current.usableToken != nil else {
@@ -237,7 +238,9 @@ struct DoctorHealth {
         guard let path = PopupHost.find(searchPath: invocation.variable("PATH") ?? "/usr/local/bin:/usr/bin:/bin")
         else {
             let detail = "\(PopupHost.programName) is not installed beside userdebug nor on PATH"
-            let fix = "Scripts/install.sh (installs it beside userdebug)"
+            let prefix = FirstHourHints.installPrefix().map { "PREFIX=\(ShellWord.quoted($0)) " } ?? ""
+            let fix =
+                "\(prefix)Scripts/install.sh (installs it beside userdebug), or a launcher: userdebug menu --dmenu"
             return needed
                 ? .problem("popup", .unavailable, detail + "; the menu key opens nothing", fix: fix)
                 : .warning("popup", detail + " (no key opens the menu)", fix: fix)

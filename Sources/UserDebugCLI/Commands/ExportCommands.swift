@@ -226,7 +226,7 @@ enum ExportSelection {
         }
         let responses = try invocation.storeForReading().responses(query)
         guard !responses.isEmpty else {
-            throw CommandError(.noInput, ResponseSelector.newest(query).notFoundMessage(session: session.name))
+            throw CommandError(.noInput, try ResponseSelection.notFound(query, session: session, invocation))
         }
         return (responses.reversed(), session)
     }

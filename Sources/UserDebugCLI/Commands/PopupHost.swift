@@ -120,6 +120,12 @@ extension PopupHost {
     /// `userdebug menu --popup …`: replaces this process with `userdebug-popup` and the same
     /// options, found beside this executable, else on PATH; exit status 69 when it is neither.
     static func exec(_ invocation: Invocation) throws {
+        if (invocation.variable("DISPLAY") ?? "").isEmpty && DaemonCommand.inWaylandSession(invocation) {
+            throw CommandError(
+                .unavailable,
+                "the popup is an X11 window and this Wayland session has no X display (DISPLAY unset: no XWayland);"
+                    + " use a launcher: userdebug menu --dmenu (userdebug setup binds it to Super+Alt+M on sway)")
+        }
         var arguments = [programName]
         if let name = invocation.arguments.value("session") { arguments += ["--session", name] }
         for flag in ["reveal", "trace", "quiet"] where invocation.arguments.has(flag) { arguments.append("--" + flag) }
@@ -134,9 +140,8 @@ extension PopupHost {
     /// - Throws: `CommandError` (exit status 69) naming the program when it is neither.
     static func locate(searchPath: String) throws -> String {
         guard let found = find(searchPath: searchPath) else {
-            throw CommandError(
-                .unavailable,
-                "\(programName) is not installed beside userdebug nor on PATH; Scripts/install.sh installs both")
+            let state = FirstHourState.popupNotInstalled(program: programName, prefix: FirstHourHints.installPrefix())
+            throw CommandError(.unavailable, state.message)
         }
         // It runs the chosen action with the session at hand: whoever may replace it gets the
         // token, so it gets the check that a config's programs get (issue 25, item 5).

@@ -244,9 +244,17 @@ enum ResponseSelection {
         var query = try query(invocation)
         query.limit = 1
         guard let response = try store.responses(query).first else {
-            throw CommandError(.noInput, ResponseSelector.newest(query).notFoundMessage(session: session.name))
+            throw CommandError(.noInput, try ResponseSelection.notFound(query, session: session, invocation))
         }
         return (response, session)
+    }
+
+    /// Why `query` found nothing in `session`, with the hint that fixes it (FirstHourState).
+    static func notFound(_ query: ResponseQuery, session: Session, _ invocation: Invocation) throws -> String {
+        let any = ResponseQuery(session: session.name, limit: 1, includeBodies: false)
+        return ResponseSelector.newest(query).notFoundMessage(
+            session: session.name, baseURL: session.baseURL,
+            sessionHasResponses: try !invocation.storeForReading().responses(any).isEmpty)
     }
 }
 

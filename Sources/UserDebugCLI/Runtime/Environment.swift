@@ -236,7 +236,8 @@ final class Invocation: @unchecked Sendable {
             }
             fingerprint = copy.fingerprint  // taken before the store is read, as `write` needs
         }
-        guard let session = try storeForReading().currentSession() else { throw StoreError.noCurrentSession }
+        let store = try storeForReading()
+        guard let session = try store.currentSession() else { throw FirstHourHints.noCurrentSession(store) }
         if let fingerprint { CurrentSessionCache.write(session, databasePath: path, fingerprint: fingerprint) }
         return session
     }

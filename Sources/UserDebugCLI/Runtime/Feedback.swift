@@ -145,7 +145,10 @@ enum NotificationText {
     static func failure(
         _ error: any Error, token: String?, headline: String?, advice: String?, expireAfter: Double?
     ) -> DesktopNotification {
-        let (status, text) = ErrorReport.classify(error)
+        var (status, text) = ErrorReport.classify(error)
+        // A config error's own hint (move the file aside) is the terminal's; whoever gives
+        // `advice` (the daemon: it reads the file again when it changes) knows better.
+        if let config = error as? ConfigError, advice != nil { text = config.description }
         let message = oneLine(SecretPayloads.redacted(text, token: token))
         let (problem, remedy) = split(message, status: status)
         return DesktopNotification(

@@ -112,6 +112,11 @@ public struct BackendProvider: DebugActionProvider {
             }
         }
         if let failure = ActionError.failure(of: settings.curl, result, token: session.token, redactor: nil) {
+            // curl's 6 and 7: the host does not resolve, or nothing listens: the backend is down.
+            if case .commandFailed(let command, let status, let stderr) = failure, status == 6 || status == 7 {
+                let state = FirstHourState.backendDown(session: session.name, url: base + path, reason: stderr)
+                throw ActionError.commandFailed(command: command, status: status, stderr: state.message)
+            }
             throw failure
         }
         // `-w "\n%{http_code}"` appends a newline and three digits after the body.

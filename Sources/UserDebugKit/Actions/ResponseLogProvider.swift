@@ -51,7 +51,10 @@ public struct ResponseLogProvider: DebugActionProvider {
     ) -> DebugAction {
         DebugAction(id: id, title: title, keyHint: keyHint) { context in
             guard let response = try context.response(selector) else {
-                throw ActionError.missing(selector.notFoundMessage(session: context.session.name))
+                let any = try context.response(.newest(ResponseQuery(includeBodies: false))) != nil
+                throw ActionError.missing(
+                    selector.notFoundMessage(
+                        session: context.session.name, baseURL: context.session.baseURL, sessionHasResponses: any))
             }
             let redactor = try context.redactor()
             var payload = BuiltinPayloads.response(response, part: part, redactor: redactor)

@@ -121,23 +121,24 @@ public enum ResponseSelector: Sendable, Equatable {
     case newest(ResponseQuery)
 
     /// "no recorded response matches (session 'staging', tag 'login')": why nothing was found,
-    /// and after "; " the command that fixes it: with no filter the session has no response yet
-    /// (record one); with filters, `response list` shows what it has.
-    public func notFoundMessage(session: String) -> String {
+    /// and after "; " the command that fixes it (`FirstHourState`): a session with no response
+    /// yet (`sessionHasResponses` false, or no filter) gets how to record one, against its
+    /// `baseURL` when it has one; a filtered miss gets `response list` of the session.
+    public func notFoundMessage(session: String, baseURL: String? = nil, sessionHasResponses: Bool = true) -> String {
         switch self {
         case .id(let id):
             return "no response with id \(id)"
         case .newest(let query):
-            var parts = ["session '\(query.session ?? session)'"]
-            if let tag = query.tag { parts.append("tag '\(tag)'") }
-            if let path = query.pathContains { parts.append("URL containing '\(path)'") }
-            if let status = query.status { parts.append("status \(status)") }
-            if let statusClass = query.statusClass { parts.append("status \(statusClass)xx") }
-            let what = "no recorded response matches (\(parts.joined(separator: ", ")))"
-            if parts.count == 1 {
-                return what + "; record one: userdebug capture -- curl URL, or userdebug response record FILE"
+            var filters: [String] = []
+            if let tag = query.tag { filters.append("tag '\(tag)'") }
+            if let path = query.pathContains { filters.append("URL containing '\(path)'") }
+            if let status = query.status { filters.append("status \(status)") }
+            if let statusClass = query.statusClass { filters.append("status \(statusClass)xx") }
+            let name = query.session ?? session
+            if filters.isEmpty || !sessionHasResponses {
+                return FirstHourState.noResponses(session: name, baseURL: baseURL).message
             }
-            return what + "; userdebug response list shows what \(parts[0]) has"
+            return FirstHourState.noMatch(session: name, filters: filters).message
         }
     }
 }

@@ -43,7 +43,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .missing(let path):
-            return "no store yet at \(path); record a session first: userdebug session import FILE (a session JSON)"
+            return FirstHourState.noStore(path: path, sample: nil).message
         case .notADatabase(let path):
             return
                 "\(path) is not an SQLite database; move it aside (the next write creates a new store) or set USERDEBUG_HOME"

@@ -23,7 +23,7 @@ enum SetupCheck {
             let why = String(decoding: expected.stderr, as: UTF8.self).trimmingNewlines
             return try SetupCommand.out(
                 "check: \(binding.key) not tried: \(binding.action) has nothing to copy yet (\(why))\n"
-                    + "  record a session (userdebug session import FILE), then press \(binding.key)\n")
+                    + "  do what it says, then press \(binding.key)\n")
         }
         let want = String(decoding: expected.stdout, as: UTF8.self).trimmingNewlines
         let how: String
