@@ -151,11 +151,15 @@ if [[ $what == audit ]]; then
     python3 - "$mechanism" "$path" "$work/audit.table" "$with" "$without" >> "$work/audit.rows" <<'PY'
 import sys
 mechanism, path, table, with_cmd, without_cmd = sys.argv[1:]
-medians = [float(line.split("|")[2]) for line in open(table) if line.startswith("| `")]
-with_ms, without_ms = medians
+rows = [line.split("|") for line in open(table) if line.startswith("| `")]
+(with_ms, without_ms) = (float(r[2]) for r in rows)
+# In blocks, interleave.py also gives the command's own CPU time (user + system), which the
+# machine's load moves less than the wall time.
+cpu = f" (CPU {float(rows[0][3]):.2f} / {float(rows[1][3]):.2f})" if len(rows[0]) > 6 else ""
 ratio = with_ms / without_ms
-decision = "keep" if ratio <= 0.90 else "delete"
-print(f"| {mechanism} | {path} | {with_ms:.2f} ms | {without_ms:.2f} ms | {ratio:.2f} | {decision} | `{with_cmd}` vs `{without_cmd}` |")
+decision = "yes: keep" if ratio <= 0.90 else "no: delete"
+print(f"| {mechanism} | {path} | {with_ms:.2f} ms | {without_ms:.2f} ms{cpu} | {ratio:.2f} | {decision} "
+      f"| `{with_cmd}` vs `{without_cmd}` |")
 PY
     tail -1 "$work/audit.rows"
   }
@@ -165,14 +169,16 @@ PY
   start_xvfb d_large
   # The session copy beside the store is written once the store has settled.
   "$ud" copy-id --to stdout >/dev/null; sleep 0.3; "$ud" copy-id --to stdout >/dev/null
-  audit_row resident "X11 copy-id --to clipboard, a copy of ours already serving" "$audit_runs" \
+  # Blocks of 5 (the first of each dropped): the table then has each side's CPU time too.
+  blocks=$(( (audit_runs + 4) / 5 ))
+  audit_row resident "X11 copy-id --to clipboard, a copy of ours already serving" "$blocks" \
     "DISPLAY=$d_resident $ud copy-id --to clipboard -q" \
-    "DISPLAY=$d_plain USERDEBUG_DISABLE=resident $ud copy-id --to clipboard -q"
-  audit_row timer-connect "X11 copy-id --to clipboard --new-owner (connect and fork)" "$audit_runs" \
+    "DISPLAY=$d_plain USERDEBUG_DISABLE=resident $ud copy-id --to clipboard -q" --block 5
+  audit_row timer-connect "X11 copy-id --to clipboard --new-owner (connect and fork)" "$blocks" \
     "DISPLAY=$d_cold $ud copy-id --to clipboard -q --new-owner" \
-    "DISPLAY=$d_cold USERDEBUG_DISABLE=timer-connect $ud copy-id --to clipboard -q --new-owner"
-  audit_row session-cache "copy-id --to stdout (the store settled)" "$audit_runs" \
-    "$ud copy-id --to stdout" "USERDEBUG_DISABLE=session-cache $ud copy-id --to stdout"
+    "DISPLAY=$d_cold USERDEBUG_DISABLE=timer-connect $ud copy-id --to clipboard -q --new-owner" --block 5
+  audit_row session-cache "copy-id --to stdout (the store settled)" "$blocks" \
+    "$ud copy-id --to stdout" "USERDEBUG_DISABLE=session-cache $ud copy-id --to stdout" --block 5
   (set +o pipefail; head -c $((100 * 1024 * 1024)) /dev/urandom | base64 -w 0 | head -c $((128 * 1024 * 1024)) > "$work/big")
   audit_row large-buffer "X11 copy < 128 MiB file" "${AUDIT_LARGE_RUNS:-5}" \
     "DISPLAY=$d_large sh -c '$ud copy -q < $work/big'" \
@@ -198,7 +204,7 @@ PY
     "$ud" daemon 2>"$hk/forked.log" &
   helper_pids+=($!)
   for _ in $(seq 200); do grep -q 'daemon: pid' "$hk/hosted.log" && grep -q 'daemon: pid' "$hk/forked.log" && break; sleep 0.05; done
-  /usr/bin/python3 Scripts/hotkey_bench.py "${AUDIT_HOTKEY_RUNS:-40}" \
+  UD=$ud /usr/bin/python3 Scripts/hotkey_bench.py "${AUDIT_HOTKEY_RUNS:-40}" \
     "with=$d_hosted=session:$hk/hosted:usr_a_hosted:usr_b_hosted" \
     "without=$d_forked=session:$hk/forked:usr_a_forked:usr_b_forked" > "$work/audit.hotkey"
   python3 - "$work/audit.hotkey" >> "$work/audit.rows" <<'PY'
@@ -206,7 +212,7 @@ import re, sys
 medians = dict(re.findall(r"^(with|without)\s+value: median\s+([0-9.]+)", open(sys.argv[1]).read(), re.M))
 w, wo = float(medians["with"]), float(medians["without"])
 print(f"| hosted-owner | daemon: key press -> CLIPBOARD holds the new value | {w:.2f} ms | {wo:.2f} ms | {w / wo:.2f} "
-      f"| {'keep' if w / wo <= 0.90 else 'delete'} | `Scripts/hotkey_bench.py`: `userdebug daemon` vs "
+      f"| {'yes: keep' if w / wo <= 0.90 else 'no: delete'} | `Scripts/hotkey_bench.py`: `userdebug daemon` vs "
       f"`USERDEBUG_DISABLE=hosted-owner userdebug daemon` |")
 PY
   tail -1 "$work/audit.rows"
@@ -219,9 +225,9 @@ PY
     "$ud" copy-id --to clipboard -q --new-owner
     audit_row resident "Wayland copy-id --to clipboard, a copy of ours already serving" "$(( (audit_runs + 9) / 10 ))" \
       "$ud copy-id --to clipboard -q" "USERDEBUG_DISABLE=resident $ud copy-id --to clipboard -q" --block 10
-    audit_row globals-cache "Wayland copy-id --to clipboard --new-owner (connect, bind, fork)" "$audit_runs" \
+    audit_row globals-cache "Wayland copy-id --to clipboard --new-owner (connect, bind, fork)" "$blocks" \
       "$ud copy-id --to clipboard -q --new-owner" \
-      "USERDEBUG_DISABLE=globals-cache $ud copy-id --to clipboard -q --new-owner"
+      "USERDEBUG_DISABLE=globals-cache $ud copy-id --to clipboard -q --new-owner" --block 5
   fi
   echo
   echo "| mechanism | path | with | without | with ÷ without | ≥ 10% saved? | commands |"
