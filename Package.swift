@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Strict settings shared by every Swift target: Swift 6 language mode (strict concurrency)
-/// and existential `any` spelled out.
+/// Settings shared by every Swift target: existential `any` spelled out, and imports internal
+/// unless written `public import`. The Swift 6 language mode (strict concurrency) is the whole
+/// package's (`swiftLanguageModes` below).
 let strictSwift: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
@@ -35,8 +36,9 @@ let package = Package(
             providers: [.apt(["libbrotli-dev"])]
         ),
         // What the C of every clipboard backend does the same way, written once: the clock, waits
-        // with deadlines, the error text, and the resident owner's socket (its abstract address,
-        // the same-user/same-mount-namespace peer check, the header/bytes/reply exchange).
+        // with deadlines, the error text, the resident owner's socket (its abstract address, the
+        // same-user/same-mount-namespace peer check, the header/bytes/reply exchange), and
+        // USERDEBUG_DISABLE read once for the speed mechanisms written in C (ud_disable.h).
         .target(
             name: "CShared",
             path: "Sources/CShared"
@@ -46,6 +48,9 @@ let package = Package(
             name: "COwnerProcess",
             path: "Sources/COwnerProcess"
         ),
+        // The X11 clipboard in C over libxcb: connect with a deadline, own and serve a selection
+        // (the owner process and the daemon's in-process owner), paste, key grabs. Xau and Xdmcp
+        // are libxcb's own dependencies, named for the -static-executable link.
         .target(
             name: "CX11",
             dependencies: ["COwnerProcess", "CShared"],
@@ -75,7 +80,8 @@ let package = Package(
             swiftSettings: strictSwift
         ),
         // Desktop notifications over the session bus: a D-Bus client of our own (no libdbus, which
-        // has no static archive for the static `userdebug` binary), used after hotkey actions.
+        // has no static archive for the static `userdebug` binary): the outcome of a hotkey's or
+        // the menu's action, and doctor's check of the notification server.
         .target(
             name: "DesktopNotify",
             swiftSettings: strictSwift

@@ -1,5 +1,6 @@
 /* The resident owner's local socket, both ends (see ud_resident.h). */
 #define _GNU_SOURCE
+#include "ud_disable.h"
 #include "ud_resident.h"
 #include "ud_shared.h"
 
@@ -99,7 +100,7 @@ int ud_resident_call(const char *name, const void *header, size_t header_len, co
                      void *reply, size_t reply_len, double deadline) {
     struct sockaddr_un addr;
     socklen_t addr_len;
-    if (!ud_abstract_address(name, &addr, &addr_len)) return 0;
+    if (ud_disabled(UD_MECH_RESIDENT) || !ud_abstract_address(name, &addr, &addr_len)) return 0;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) return 0;
     struct iovec iov[2] = {{.iov_base = (void *)header, .iov_len = header_len},
@@ -114,7 +115,7 @@ int ud_resident_listen(const char *name, int backlog, int *in_use) {
     *in_use = 0;
     struct sockaddr_un addr;
     socklen_t addr_len;
-    if (!ud_abstract_address(name, &addr, &addr_len)) return -1;
+    if (ud_disabled(UD_MECH_RESIDENT) || !ud_abstract_address(name, &addr, &addr_len)) return -1;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) return -1;
     if (bind(fd, (struct sockaddr *)&addr, addr_len) != 0 || listen(fd, backlog) != 0) {

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "cwl_known.h"
+#include "ud_disable.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +35,7 @@ _Static_assert(sizeof(cwl_known_record) == 40, "cwl_known_record has padding");
 
 void cwl_known_locate(cwl_known *k, const char *display, const char *runtime_dir) {
     memset(k, 0, sizeof *k);
+    if (ud_disabled(UD_MECH_GLOBALS_CACHE)) return; /* not located: neither read nor written */
     if (display == NULL || *display == '\0') display = getenv("WAYLAND_DISPLAY");
     if (runtime_dir == NULL || *runtime_dir == '\0') runtime_dir = getenv("XDG_RUNTIME_DIR");
     if (display == NULL || *display == '\0') return;

@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include "cx11_connect.h"
+#include "ud_disable.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -172,6 +173,7 @@ static cx11_status setup_with_timer_signal(int fd, xcb_auth_info_t *auth, double
 
 cx11_status cx11_setup(int fd, xcb_auth_info_t *auth, double deadline, int flags, const char *display,
                        xcb_connection_t **out, cx11_error *err) {
-    if (flags & CX11_CONNECT_TIMER_SIGNAL) return setup_with_timer_signal(fd, auth, deadline, display, out, err);
+    if ((flags & CX11_CONNECT_TIMER_SIGNAL) && !ud_disabled(UD_MECH_TIMER_CONNECT))
+        return setup_with_timer_signal(fd, auth, deadline, display, out, err);
     return setup_with_deadline(fd, auth, deadline, display, out, err);
 }

@@ -27,6 +27,15 @@ public enum CLI {
         signal(SIGPIPE, SIG_IGN)
         occupyClosedStandardDescriptors()
         let diagnostics = Diagnostics(quiet: false, isTerminal: isatty(2) == 1)
+        if let list = getenv("USERDEBUG_DISABLE") {  // a misspelt name would turn nothing off, silently
+            let unknown = DisabledMechanisms.parse(String(cString: list)).unknown
+            if !unknown.isEmpty {
+                let known = DisabledMechanisms.names.map(\.name).joined(separator: ", ")
+                diagnostics.notice(
+                    "warning: USERDEBUG_DISABLE: unknown \(unknown.map { "'\($0)'" }.joined(separator: ", ")) "
+                        + "(known: \(known), all)")
+            }
+        }
         do {
             try dispatch(arguments, environment: environment)
             return ExitStatus.ok.rawValue

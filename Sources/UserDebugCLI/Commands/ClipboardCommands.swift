@@ -37,9 +37,18 @@ enum ClipboardCommands {
     ) { invocation in
         // Read once into the block the owner serves: no second copy of a large input, and the
         // UTF-8 check made while reading, not in a second pass.
-        let block = try InputReader.readBlock("-", limit: 1 << 31)
-        let kind: Payload.Kind = invocation.arguments.has("json") ? .json : (block.isValidUTF8 ? .text : .binary)
-        let payload = Payload(block: block, kind: kind, isSecret: invocation.arguments.has("secret"))
+        let payload: Payload
+        let json = invocation.arguments.has("json")
+        let secret = invocation.arguments.has("secret")
+        if DisabledMechanisms.isOff(.largeBuffer) {  // an array, as every other input is read
+            let bytes = try InputReader.read("-", limit: 1 << 31).bytes
+            let utf8 = bytes.withUnsafeBytes { isValidUTF8($0) }
+            payload = Payload(bytes: bytes, kind: json ? .json : (utf8 ? .text : .binary), isSecret: secret)
+        } else {
+            let block = try InputReader.readBlock("-", limit: 1 << 31)
+            let kind: Payload.Kind = json ? .json : (block.isValidUTF8 ? .text : .binary)
+            payload = Payload(block: block, kind: kind, isSecret: secret)
+        }
         try OutputRouter(invocation: invocation).copy(payload, to: try selection(invocation))
     }
 

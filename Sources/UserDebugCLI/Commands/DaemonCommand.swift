@@ -116,7 +116,10 @@ enum DaemonCommand {
         let lock = try DaemonLock.acquire(display: display, runtimeDirectory: invocation.variable("XDG_RUNTIME_DIR"))
         if let notice = lock.notice { Daemon.log(notice) }
         let keys = try X11Keys(display: display, timeout: max(config.clipboard.connectTimeout, 2))
-        let host = try X11SelectionHost(display: display, timeout: max(config.clipboard.connectTimeout, 2))
+        // USERDEBUG_DISABLE=hosted-owner: every copy goes to a detached owner, as from the CLI.
+        let host =
+            DisabledMechanisms.isOff(.hostedOwner)
+            ? nil : try X11SelectionHost(display: display, timeout: max(config.clipboard.connectTimeout, 2))
         daemonSignals.install()
         let daemon = Daemon(keys: keys, host: host, display: display, config: config, invocation: invocation)
         daemon.statusFile = DaemonStatus.path(lockPath: lock.path)

@@ -225,7 +225,7 @@ final class Invocation: @unchecked Sendable {
         }
         let path = paths.databasePath
         var fingerprint: (text: String, settled: Bool)? = nil
-        if fromCopy && readStore == nil && writeStore == nil {
+        if fromCopy && readStore == nil && writeStore == nil && !DisabledMechanisms.isOff(.sessionCache) {
             // Before the copy is read: it lies beside the store and is trusted no more than the store.
             let warnings = try SessionStore.checkTrust(path: path)
             trustChecked = true
