@@ -10,8 +10,10 @@
 #   Scripts/bench.sh popup      the popup menu: start -> window mapped, a typed filter key -> redrawn
 #                               with 200 entries (Scripts/popup_bench.py, own Xvfb; RUNS=50 default)
 #   Scripts/bench.sh json       JSONParser on 64 MiB of string escapes beside Python's json.load
-#   Scripts/bench.sh hotkey     key press -> clipboard holds the new value: userdebug daemon, sxhkd
-#                               running userdebug, sxhkd running xclip, a bare XGrabKey program
+#   Scripts/bench.sh hotkey     key press -> CLIPBOARD has a new owner, one Xvfb, interleaved: a bare
+#                               XGrabKey program (the floor), userdebug daemon, sxhkd running
+#                               userdebug and xclip, xbindkeys running userdebug (HOTKEY_ROUNDS=5,
+#                               HOTKEY_PRESSES=20, HOTKEY_SETTLE=0.25 s)
 #   Scripts/bench.sh large      128 MiB copy and paste beside xclip, a 60 MiB body printed revealed
 #                               and redacted: median wall time and peak RSS (/usr/bin/time -f %M)
 #                               of LARGE_RUNS (default 5) interleaved rounds (own Xvfb)
@@ -302,55 +304,61 @@ PY
 fi
 
 if [[ $what == all || $what == hotkey ]]; then
-  # Four identical private servers, one program each, all bound to Super+Alt+I; the presses are
-  # interleaved across them (Scripts/hotkey_bench.py says how a press is timed and how a stale
+  # One private server; every program on it, each bound to a Super+Alt key of its own; the presses
+  # are interleaved across them (Scripts/hotkey_bench.py says how a press is timed and how a stale
   # value is caught: every press must copy a value different from the previous one).
-  echo; echo "## hotkey: key press -> CLIPBOARD holds the new value (XTEST in, XFixes and a read out)"
+  # HOTKEY_ROUNDS (5) x HOTKEY_PRESSES (20) presses of each; HOTKEY_SETTLE (0.25 s) between a
+  # store change and its press (0: the press follows the change at once).
+  echo; echo "## hotkey: key press -> CLIPBOARD has a new owner (XTEST in, XFixes out), one Xvfb"
   hk=$work/hotkey
   mkdir -p "$hk/run" && chmod 700 "$hk/run"
-  # Two homes, each with sessions a and b of different user identifiers: the userdebug contestants
-  # alternate the current session before each press (not timed).
-  # HOTKEY_BEFORE=BINARY: a fifth contestant, the daemon of another build (an earlier revision's
-  # `userdebug`, static), on its own server and home, interleaved with the others.
+  # A home per userdebug contestant, each with sessions a and b of different user identifiers:
+  # the bench alternates the current session before each press (not timed).
+  # HOTKEY_BEFORE=BINARY: one more contestant, the daemon of another build (an earlier revision's
+  # `userdebug`, static), on Super+Alt+P with its own home (a second daemon on one display needs
+  # its own XDG_RUNTIME_DIR for the lock).
   before_daemon=${HOTKEY_BEFORE:-}
-  for home in home1 home2 ${before_daemon:+home3}; do
+  for home in daemon sxhkd xbindkeys ${before_daemon:+before}; do
     for which in a b; do
       sed "s/usr_8f14e45f/usr_${which}_$home/" config/sample-session.json >"$hk/$which.json"
       USERDEBUG_HOME=$hk/$home "$ud" session import "$hk/$which.json" --session "$which" -q
     done
     mkdir -p "$hk/$home/config"
-    printf '{"hotkeys": {"Super+Alt+I": "copy-id"}}\n' >"$hk/$home/config/config.json"
   done
+  printf '{"hotkeys": {"Super+Alt+I": "copy-id"}}\n' >"$hk/daemon/config/config.json"
+  [[ -z $before_daemon ]] || printf '{"hotkeys": {"Super+Alt+P": "copy-id"}}\n' >"$hk/before/config/config.json"
   cc -O2 -Wall -Wextra -o "$hk/grabcopy" Scripts/bench/grabcopy.c -lX11
-  printf 'super + alt + i\n\t%s copy-id --to clipboard -q\n' "$ud" >"$hk/sxhkd-userdebug"
-  printf 'super + alt + i\n\txclip -selection clipboard -i %s\n' "$hk/value-xclip" >"$hk/sxhkd-xclip"
-  start_xvfb d_daemon
-  start_xvfb d_sxhkd_ud
-  start_xvfb d_sxhkd_xclip
-  start_xvfb d_floor
-  DISPLAY=$d_daemon USERDEBUG_HOME=$hk/home1 XDG_RUNTIME_DIR=$hk/run "$ud" daemon 2>"$hk/daemon.log" &
+  {
+    printf 'super + alt + u\n\tUSERDEBUG_HOME=%s %s copy-id --to clipboard -q\n' "$hk/sxhkd" "$ud"
+    printf 'super + alt + x\n\txclip -selection clipboard -i %s\n' "$hk/value-xclip"
+  } >"$hk/sxhkdrc"
+  printf '"USERDEBUG_HOME=%s %s copy-id --to clipboard -q"\n  Mod4+Mod1 + b\n' "$hk/xbindkeys" "$ud" >"$hk/xbindkeysrc"
+  start_xvfb d_hotkey
+  DISPLAY=$d_hotkey USERDEBUG_HOME=$hk/daemon XDG_RUNTIME_DIR=$hk/run "$ud" daemon 2>"$hk/daemon.log" &
   helper_pids+=($!)
-  DISPLAY=$d_sxhkd_ud USERDEBUG_HOME=$hk/home2 SHELL=/bin/sh sxhkd -c "$hk/sxhkd-userdebug" >/dev/null 2>&1 &
+  DISPLAY=$d_hotkey "$hk/grabcopy" "$hk/value-floor" o >"$hk/floor.out" &
   helper_pids+=($!)
-  DISPLAY=$d_sxhkd_xclip SHELL=/bin/sh sxhkd -c "$hk/sxhkd-xclip" >/dev/null 2>&1 &
+  DISPLAY=$d_hotkey SHELL=/bin/sh sxhkd -c "$hk/sxhkdrc" >/dev/null 2>&1 &
   helper_pids+=($!)
-  DISPLAY=$d_floor "$hk/grabcopy" "$hk/value-floor" >"$hk/floor.out" &
+  DISPLAY=$d_hotkey SHELL=/bin/sh xbindkeys -n -f "$hk/xbindkeysrc" >/dev/null 2>&1 &
   helper_pids+=($!)
   before_spec=()
   if [[ -n $before_daemon ]]; then
-    start_xvfb d_before
-    DISPLAY=$d_before USERDEBUG_HOME=$hk/home3 XDG_RUNTIME_DIR=$hk/run "$before_daemon" daemon 2>"$hk/before.log" &
+    mkdir -p "$hk/run-before" && chmod 700 "$hk/run-before"
+    DISPLAY=$d_hotkey USERDEBUG_HOME=$hk/before XDG_RUNTIME_DIR=$hk/run-before "$before_daemon" daemon \
+      2>"$hk/before.log" &
     helper_pids+=($!)
-    before_spec=("userdebug daemon ($before_daemon)=$d_before=session:$hk/home3:usr_a_home3:usr_b_home3")
+    before_spec=("daemon ($before_daemon)=p=session:$hk/before:usr_a_before:usr_b_before")
   fi
   for _ in $(seq 100); do grep -q 'daemon: pid' "$hk/daemon.log" && grep -q ready "$hk/floor.out" && break; sleep 0.05; done
-  sleep 1 # sxhkd says nothing once it has grabbed its keys
-  echo "daemon on $d_daemon, sxhkd+userdebug on $d_sxhkd_ud, sxhkd+xclip on $d_sxhkd_xclip, XGrabKey floor on $d_floor"
-  UD=$ud /usr/bin/python3 Scripts/hotkey_bench.py "${HOTKEY_RUNS:-60}" \
-    "userdebug daemon=$d_daemon=session:$hk/home1:usr_a_home1:usr_b_home1" \
-    "XGrabKey floor (C, Xlib)=$d_floor=file:$hk/value-floor" \
-    "sxhkd + userdebug copy-id=$d_sxhkd_ud=session:$hk/home2:usr_a_home2:usr_b_home2" \
-    "sxhkd + xclip=$d_sxhkd_xclip=file:$hk/value-xclip" "${before_spec[@]}"
+  sleep 1 # sxhkd and xbindkeys say nothing once they have grabbed their keys
+  echo "on $d_hotkey: floor Super+Alt+O, daemon Super+Alt+I, sxhkd Super+Alt+U (userdebug) and X (xclip), xbindkeys Super+Alt+B; load $(cut -d' ' -f1-3 /proc/loadavg)"
+  DISPLAY=$d_hotkey UD=$ud /usr/bin/python3 Scripts/hotkey_bench.py "${HOTKEY_ROUNDS:-5}" "${HOTKEY_PRESSES:-20}" \
+    "floor=o=file:$hk/value-floor" \
+    "daemon=i=session:$hk/daemon:usr_a_daemon:usr_b_daemon" \
+    "sxhkd+copy-id=u=session:$hk/sxhkd:usr_a_sxhkd:usr_b_sxhkd" \
+    "sxhkd+xclip=x=file:$hk/value-xclip" \
+    "xbindkeys+copy-id=b=session:$hk/xbindkeys:usr_a_xbindkeys:usr_b_xbindkeys" "${before_spec[@]}"
 fi
 
 if [[ $what == profile ]]; then

@@ -1,9 +1,10 @@
 /*
  * The floor of the hotkey benchmark (Scripts/bench.sh hotkey): the least a hotkey copy can do.
- * One Xlib process grabs Super+Alt+I on the root window; on each press it reads the value file
- * (the benchmark writes a new value before every press), takes CLIPBOARD with the press's
+ * One Xlib process grabs Super+Alt+KEY (KEY a keysym name, default i) on the root window; on each
+ * press it reads the value file (the benchmark writes a new value before every press), takes
+ * CLIPBOARD with the press's
  * timestamp and answers TARGETS and UTF8_STRING requests itself. No fork, no new connection.
- *   cc -O2 -o grabcopy grabcopy.c -lX11 && grabcopy VALUE-FILE
+ *   cc -O2 -o grabcopy grabcopy.c -lX11 && grabcopy VALUE-FILE [KEY]
  * Prints "ready" once its grab is in place.
  */
 #include <X11/Xatom.h>
@@ -40,14 +41,16 @@ static void grabcopy_answer(Display *d, XSelectionRequestEvent *req, const char 
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) return 64;
+    if (argc != 2 && argc != 3) return 64;
+    KeySym key = argc == 3 ? XStringToKeysym(argv[2]) : XK_i;
+    if (key == NoSymbol) return 64;
     Display *d = XOpenDisplay(NULL);
     if (d == NULL) return 69;
     Window root = DefaultRootWindow(d);
     Window w = XCreateSimpleWindow(d, root, 0, 0, 1, 1, 0, 0, 0);
     Atom clipboard = XInternAtom(d, "CLIPBOARD", False), targets = XInternAtom(d, "TARGETS", False);
     Atom utf8 = XInternAtom(d, "UTF8_STRING", False);
-    XGrabKey(d, XKeysymToKeycode(d, XK_i), Mod4Mask | Mod1Mask, root, False, GrabModeAsync, GrabModeAsync);
+    XGrabKey(d, XKeysymToKeycode(d, key), Mod4Mask | Mod1Mask, root, False, GrabModeAsync, GrabModeAsync);
     XSync(d, False);
     printf("ready\n");
     fflush(stdout);

@@ -28,6 +28,9 @@ final class Daemon {
     /// press's action is given it instead of building the dictionary again.
     private let environment = processEnvironment()
     private let watch: ConfigWatch?
+    /// The hotkeys' payloads made ahead of the presses, and the store's directory it watches.
+    let prepared = PreparedPayloads()
+    private let storeWatch: StoreWatch?
     /// Tells the desktop about the daemon's own failures.
     let notice: DaemonNotice
     /// The config error the last failed reload notified, so the same one is not notified again.
@@ -44,6 +47,7 @@ final class Daemon {
         let started = ConfigWatch.start(path: configPath)
         self.watch = started.watch
         if let problem = started.problem { Daemon.log("not watching the config file (\(problem)); SIGHUP reloads it") }
+        self.storeWatch = StoreWatch.start(databasePath: invocation.paths.databasePath)
     }
 
     var tracing: Bool { invocation.arguments.has("trace") }
@@ -79,6 +83,7 @@ final class Daemon {
                 active.append(Active(binding: binding, grab: nil))
             }
         }
+        prepared.schedule(at: monotonicSeconds())
         ungrabbed = failures.map { "\($0.binding.written) \($0.why)" }
         notGrabbed = failures.map { ($0.binding.written, $0.why) }
         publishStatus()
@@ -153,13 +158,19 @@ final class Daemon {
     /// and the config file are served by one poll, which waits no longer than the clipboard's
     /// next timer.
     func loop() -> String? {
-        let optional = [watch?.descriptor ?? -1, host?.descriptor ?? -1]
+        let optional = [watch?.descriptor ?? -1, host?.descriptor ?? -1, storeWatch?.descriptor ?? -1]
         let descriptors = [keys.descriptor, daemonSignals.wake.descriptor] + optional
         var fds = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         while true {
             if let lost = handleKeys() { return lost }
-            let next: Double?
+            var next: Double?
             do throws(ClipboardError) { next = try host?.service() } catch { return ErrorReport.classify(error).1 }
+            // Payloads are made when no key is waiting (a press queued meanwhile is handled first).
+            if let storeWatch, fds[4].revents != 0, storeWatch.drain() { prepared.schedule(at: monotonicSeconds()) }
+            fds[4].revents = 0
+            var keysWaiting = [pollfd(fd: keys.descriptor, events: Int16(POLLIN), revents: 0)]
+            if prepared.due != nil, poll(&keysWaiting, 1, 0) == 0 { prepareDue(now: monotonicSeconds()) }
+            if let due = prepared.due { next = max(min(next ?? .infinity, due - monotonicSeconds()), 0.001) }
             let timeout = next.map { Int32(min(($0 * 1000).rounded(.up), 60_000)) } ?? -1
             if poll(&fds, nfds_t(fds.count), timeout) < 0 && errno != EINTR {
                 return "poll failed: " + String(cString: strerror(errno))
@@ -202,7 +213,12 @@ final class Daemon {
                 case .press(let press):
                     guard let hit = active.first(where: { $0.grab?.matches(press) == true }) else { continue }
                     host?.eventTime = press.time
-                    perform(hit.binding)
+                    if !servePrepared(hit.binding) {
+                        perform(hit.binding)
+                        // Made again for the next press (the store's directory may be a new one).
+                        storeWatch?.rewatch()
+                        prepared.schedule(at: monotonicSeconds())
+                    }
                     host?.eventTime = 0
                 case .mappingChanged:
                     try regrabIfMoved()
@@ -233,6 +249,8 @@ final class Daemon {
         let retry = fresh.hotkeys != config.hotkeys || active.contains { $0.grab == nil }
         config = fresh
         storeKeeper.drop()
+        prepared.clear()
+        prepared.schedule(at: monotonicSeconds())
         if retry {
             do throws(ClipboardError) { try grabAll() } catch { return ErrorReport.classify(error).1 }
         }
@@ -258,23 +276,30 @@ final class Daemon {
         if tracing { Daemon.log("trace: \(binding.written) pressed → \(binding.action)") }
         if binding.action == HotkeyBinding.menuAction { return openMenu(binding) }
         do {
-            var arguments = ["--to", "clipboard"]
-            for flag in ["trace", "reveal", "quiet"] where invocation.arguments.has(flag) {
-                arguments.append("--" + flag)
-            }
-            if let session = invocation.arguments.value("session") { arguments += ["--session", session] }
-            let parsed = try ParsedArguments.parse(
-                Tokenizer.split(arguments), arguments: arguments, spec: RunCommand.spec)
-            let run = Invocation(arguments: parsed, environment: environment)
-            run.exitsSoon = false
-            run.selectionHost = host
-            run.storeKeeper = storeKeeper
-            run.use(config: config)
+            let run = try pressInvocation()
             try ActionRun.perform(binding.action, invocation: run, origin: .key)
             finished(binding, nil)
         } catch {
             finished(binding, error)
         }
+    }
+
+    /// The invocation a key's action runs in: `run ACTION --to clipboard` with the daemon's
+    /// `--trace`, `--reveal`, `--quiet` and `--session`, its config, owner and store connection.
+    func pressInvocation() throws -> Invocation {
+        var arguments = ["--to", "clipboard"]
+        for flag in ["trace", "reveal", "quiet"] where invocation.arguments.has(flag) {
+            arguments.append("--" + flag)
+        }
+        if let session = invocation.arguments.value("session") { arguments += ["--session", session] }
+        let parsed = try ParsedArguments.parse(
+            Tokenizer.split(arguments), arguments: arguments, spec: RunCommand.spec)
+        let run = Invocation(arguments: parsed, environment: environment)
+        run.exitsSoon = false
+        run.selectionHost = host
+        run.storeKeeper = storeKeeper
+        run.use(config: config)
+        return run
     }
 
     /// The outcome of a key's action: the one place it is known.

@@ -95,6 +95,12 @@ package struct Notifier: Sendable {
         send { NotificationText.notification(for: outcome, token: token, failureSeconds: failureSeconds) }
     }
 
+    /// Shows `notification`, made earlier (the hotkey daemon makes a prepared payload's
+    /// notification with it), when the mode and origin ask for it, as `notify(outcome:)` does.
+    func notify(made notification: DesktopNotification) {
+        send { notification }
+    }
+
     /// Shows a critical notification of `error`, a failure of the hotkey daemon itself rather than
     /// of an action: the summary is `headline: the problem`, the body the fix the error names, else
     /// `advice`. Sent as `notify(outcome:)` sends.

@@ -126,7 +126,7 @@ struct OutputRouter {
 
     /// The X11 owner policy of this copy: the backend's defaults, then the config file's
     /// `clipboard.handOffAtOnce` and `clipboard.reuseOwner`, then `--hand-off` and `--new-owner`.
-    private func ownerPolicy() throws -> OwnerPolicy {
+    func ownerPolicy() throws -> OwnerPolicy {
         var policy = OwnerPolicy(callerExitsSoon: invocation.exitsSoon)
         let chosen = try invocation.config().clipboardOwner
         if let handOffAtOnce = chosen.handOffAtOnce { policy.handOffAtOnce = handOffAtOnce }
