@@ -1,4 +1,5 @@
 import UserDebugKit
+import WaylandClipboard
 
 /// What asking the compositor on `WAYLAND_DISPLAY` found.
 enum WaylandFinding: Sendable, Equatable {
@@ -6,8 +7,9 @@ enum WaylandFinding: Sendable, Equatable {
     case notSet
     /// No compositor answered: no socket, refused, or no answer before the timeout.
     case notAnswering(String)
-    /// A compositor answered and offers no data-control protocol (GNOME, weston).
-    case noDataControl
+    /// A compositor answered and offers no data-control protocol (GNOME, weston, cage); `family`
+    /// is what its globals show it is (what its XWayland bridge carries).
+    case noDataControl(family: WaylandCompositorFamily)
     /// A compositor answered and offers `interface`, but no seat: no selection to set.
     case noSeat(interface: String)
     /// A compositor answered and offers `interface` at `version`.
@@ -99,7 +101,8 @@ struct BackendChoice: Sendable, Equatable {
 
     /// What to do instead of a forced Wayland that is not there.
     private static func advice(_ finding: WaylandFinding) -> String {
-        finding == .noDataControl ? "; use --backend x11 (XWayland) on this compositor" : ""
+        guard case .noDataControl = finding else { return "" }
+        return "; use --backend x11 (XWayland) on this compositor"
     }
 
     /// The preference of this command: `--backend`, else `clipboard.backend`, else `auto`.

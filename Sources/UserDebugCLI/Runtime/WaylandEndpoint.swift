@@ -59,8 +59,8 @@ struct WaylandEndpoint: Sendable {
         switch probe {
         case .notSet: return .notSet
         case .noAnswer(let reason): return .notAnswering(reason)
-        case .answers(nil): return .noDataControl
-        case .answers(let dataControl?):
+        case .answers(nil, let family): return .noDataControl(family: family)
+        case .answers(let dataControl?, _):
             guard dataControl.hasSeat else { return .noSeat(interface: dataControl.interface.rawValue) }
             return .dataControl(interface: dataControl.interface.rawValue, version: dataControl.version)
         }
