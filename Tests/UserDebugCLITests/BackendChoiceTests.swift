@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 import UserDebugKit
+import WaylandClipboard
 
 @testable import UserDebugCLI
 
