@@ -226,8 +226,9 @@ import WaylandClipboard
         }
     }
 
-    /// Text just under the bridge's limit arrives whole through it; one byte over is refused with
-    /// the limit (weston 10 hands Wayland clients the 4-byte size of an INCR transfer), and bytes
+    /// 1 MiB of text (which weston 10's bridge hands Wayland clients as the 4-byte size of an INCR
+    /// transfer) is refused with the limit; text of the limit's size arrives whole through the
+    /// bridge; one byte over is refused with the limit, and bytes
     /// that are not UTF-8 (which the bridge does not carry at all) are refused as such. Nothing
     /// refused is served.
     @Test func whatTheBridgeCannotCarryIsRefusedWithItsLimit() throws {
