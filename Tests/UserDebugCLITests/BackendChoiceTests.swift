@@ -431,6 +431,41 @@ import WaylandClipboard
         }
     }
 
+    /// The premise of the check on wlroots compositors without data-control (cage), tested where
+    /// data-control can read the Wayland side back: `_NET_ACTIVE_WINDOW` on XWayland's root is None
+    /// while a Wayland window has the focus, when sway keeps an X11 copy from Wayland clients, and
+    /// names a window once an X11 window has it, when sway takes the copy over. (Wayland first: once
+    /// an X11 copy was taken over, sway's proxy of it reads the X11 selection live, so later X11
+    /// copies reach Wayland clients whatever has the focus; the check on cage refuses those too.)
+    @Test func theActiveX11WindowTellsWhetherWlrootsTakesAnX11Copy() throws {
+        try withSway { sway in
+            func activeX11Window() -> Bool {
+                guard
+                    let out = try? Peer.read(
+                        TestUser.runningAs(sway.account) + ["xprop", "-root", "_NET_ACTIVE_WINDOW"],
+                        environment: ["DISPLAY": sway.xDisplay, "PATH": "/usr/bin:/bin"], limit: 10), out.status == 0
+                else { return false }
+                let text = String(decoding: out.bytes, as: UTF8.self)
+                guard let range = text.range(of: "window id # ") else { return false }
+                let id = text[range.upperBound...].prefix { !$0.isWhitespace && $0 != "," }
+                return !id.isEmpty && id != "0x0"
+            }
+            let wayland = try sway.startWindow(["foot", "sleep", "60"])
+            try #require(sway.focus(pid: wayland.pid), "the Wayland window never got the focus")
+            #expect(eventually(timeout: 10) { !activeX11Window() }, "a Wayland window has the focus, yet one is active")
+            let kept = try run(sway, ["copy-id", "--to", "clipboard", "--backend", "x11"])
+            #expect(kept.status == 69, "\(kept)")
+            #expect(kept.err.contains("the X11 copy did not reach Wayland clients"), "\(kept)")
+
+            let x11 = try sway.startWindow(["xmessage", "-geometry", "200x50", "x11 window"], x11: true)
+            try #require(sway.focus(pid: x11.pid), "the X11 window never got the focus")
+            #expect(eventually(timeout: 10) { activeX11Window() }, "an X11 window has the focus, none is active")
+            let taken = try run(sway, ["copy-id", "--to", "clipboard", "--backend", "x11"])
+            #expect(taken.status == 0, "\(taken)")
+            #expect(try wlPaste(sway).bytes == Array("usr_1".utf8))
+        }
+    }
+
     @Test func autoTakesDataControlOnSwayEvenWithXWaylandThere() throws {
         try withSway { sway in
             let environment = clientEnvironment(sway)
