@@ -30,6 +30,12 @@ The C targets are layered too (C_LAYERS, as Package.swift declares their depende
 use. CShared (clock, errors, the resident owner's socket) and COwnerProcess (the detached-owner
 rules) use nothing of ours; the backends CX11 and CWayland use both, never each other; CPopup
 stands alone. A C target not in C_LAYERS is reported, so a new one is placed on purpose.
+
+The clipboard seam (issue 22 item 3): outside Sources/WaylandClipboard no Swift code makes a
+Wayland-only call. Other targets reach the Wayland backend through `WaylandEndpoint` (its
+discovery, probe and probe-and-copy) and hold its clipboard as `any Clipboard`; they never name
+`WaylandClipboard` itself, its probe or discovery results, or its data-control-only methods
+(WAYLAND_ONLY). Reported as `file:line: NAME (Wayland-only) outside WaylandClipboard`.
 """
 
 import argparse
@@ -50,6 +56,9 @@ C_LAYERS = {
     "CWayland": ["CShared", "COwnerProcess"],
     "CPopup": [],
 }
+WAYLAND_ONLY = {"WaylandClipboard", "WaylandProbe", "WaylandDataControl", "CWLCalls", "ownIfDataControl",
+                "residentOwnerTaking"}
+WAYLAND_MODULE = "WaylandClipboard"
 QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -82,6 +91,27 @@ def c_problems(sources):
                     if owner is not None and owner not in allowed:
                         line = text.count("\n", 0, match.start()) + 1
                         problems.append(f'{os.path.relpath(path)}:{line}: "{match.group(1)}" ({owner}) included from {target}')
+    return problems
+
+
+def wayland_only_problems(sources):
+    """`file:line: NAME (Wayland-only) outside WaylandClipboard` for each code token of a Swift
+    file outside Sources/WaylandClipboard that is in WAYLAND_ONLY (an `import WaylandClipboard`
+    is fine: it brings WaylandEndpoint)."""
+    problems = []
+    for target in sorted(os.listdir(sources)):
+        if target == WAYLAND_MODULE or not os.path.isdir(os.path.join(sources, target)):
+            continue
+        for directory, _, names in os.walk(os.path.join(sources, target)):
+            for name in sorted(names):
+                if not name.endswith(".swift"):
+                    continue
+                path = os.path.join(directory, name)
+                with open(path, encoding="utf-8") as handle:
+                    tokens = code_tokens(handle.read())
+                for index, (line, token) in enumerate(tokens):
+                    if token in WAYLAND_ONLY and not (index and tokens[index - 1][1] == "import"):
+                        problems.append(f"{os.path.relpath(path)}:{line}: {token} (Wayland-only) outside {WAYLAND_MODULE}")
     return problems
 
 
@@ -253,7 +283,8 @@ def main():
             else:
                 layer_of_type[name] = folder
 
-    problems = list(unplaced) + c_problems(os.path.normpath(os.path.join(root, "..")))
+    sources = os.path.normpath(os.path.join(root, ".."))
+    problems = list(unplaced) + c_problems(sources) + wayland_only_problems(sources)
     for path, (folder, tokens, enclosing) in sorted(scans.items()):
         if folder is None:
             continue

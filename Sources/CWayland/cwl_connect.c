@@ -97,6 +97,8 @@ void cwl_registry_event(cwl_conn *c, cwl_msg *m) {
     const char *interface = cwl_arg_string(m);
     uint32_t version = cwl_arg_uint(m);
     if (m->bad || interface == NULL) return;
+    if (strncmp(interface, "zwlr_", 5) == 0 && strncmp(interface, "zwlr_data_control", 17) != 0) c->family = CWL_FAMILY_WLROOTS;
+    if (strncmp(interface, "weston_", 7) == 0) c->family = CWL_FAMILY_WESTON;
     if (strcmp(interface, CWL_IFACE_SEAT) == 0 && c->seat_name == 0) {
         c->seat_name = name;
         c->seat_version = version;
@@ -154,6 +156,7 @@ void cwl_describe(const cwl_conn *c, cwl_probe_result *out) {
     memset(out, 0, sizeof *out);
     out->answered = 1;
     out->has_seat = c->seat_name != 0;
+    out->family = c->family;
     if (c->ext_name != 0) {
         out->protocol = CWL_PROTOCOL_EXT;
         out->version = c->ext_version;

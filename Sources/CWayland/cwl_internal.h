@@ -50,6 +50,7 @@ typedef struct cwl_conn {
     uint32_t seat_name, seat_version;
     uint32_t ext_name, ext_version;
     uint32_t wlr_name, wlr_version;
+    cwl_family family; /* from the globals' names (cwl_registry_event) */
     cwl_object objects[CWL_MAX_OBJECTS];
     size_t object_count;
     int msg_fds[CWL_MSG_FDS]; /* the current event's descriptors (by its signature); -1 once taken */

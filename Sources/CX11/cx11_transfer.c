@@ -14,9 +14,12 @@ void cx11_transfers_init(cx11_transfers *ts, xcb_connection_t *c, xcb_atom_t inc
      * each step of a large transfer costs one wake-up of the server instead of several. */
     int sndbuf = 2 * CX11_MAX_CHUNK;
     (void)setsockopt(xcb_get_file_descriptor(c), SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
-    uint64_t max_bytes = (uint64_t)xcb_get_maximum_request_length(c) * 4;
-    ts->chunk = max_bytes > 1024 ? (size_t)(max_bytes - 64) : 1024;
-    if (ts->chunk > CX11_MAX_CHUNK) ts->chunk = CX11_MAX_CHUNK;
+    ts->chunk = cx11_chunk_for((uint64_t)xcb_get_maximum_request_length(c) * 4);
+}
+
+size_t cx11_chunk_for(uint64_t max_request_bytes) {
+    size_t chunk = max_request_bytes > 1024 ? (size_t)(max_request_bytes - 64) : 1024;
+    return chunk > CX11_MAX_CHUNK ? CX11_MAX_CHUNK : chunk;
 }
 
 int cx11_transfer_needed(const cx11_transfers *ts, size_t len) { return len > ts->chunk; }

@@ -30,6 +30,10 @@ typedef struct cx11_transfers {
  * maximum request length (at most 400,000 bytes) and widens the socket's send buffer to match. */
 void cx11_transfers_init(cx11_transfers *ts, xcb_connection_t *c, xcb_atom_t incr);
 
+/* The largest property written at once (INCR above it) on a server whose largest request is
+ * max_request_bytes: a little less than that, at most 400,000 bytes (Tk's limit). */
+size_t cx11_chunk_for(uint64_t max_request_bytes);
+
 /* Does a property of len bytes (format 8) need INCR? */
 int cx11_transfer_needed(const cx11_transfers *ts, size_t len);
 

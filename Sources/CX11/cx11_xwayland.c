@@ -1,11 +1,12 @@
 /*
- * Whether an X server is XWayland (see cx11_is_xwayland in cx11.h), the way the popup tells it
+ * Whether an X server is XWayland (see cx11_xwayland in cx11.h), the way the popup tells it
  * (Sources/CPopup/udp_display.c): the XWAYLAND extension (XWayland 23.1 and later), else a RandR
  * monitor named XWAYLAND<N>, which every XWayland names its outputs. libxcb-randr has no static
  * library in Debian 12, so RRGetMonitors is sent by hand from the RandR 1.5 specification.
  */
 #define _GNU_SOURCE
 #include "cx11_internal.h"
+#include "cx11_transfer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,9 +58,52 @@ static int monitors_name_xwayland(xcb_connection_t *c, const uint8_t *reply, dou
     return found;
 }
 
-cx11_status cx11_is_xwayland(const char *display, const char *authority, double timeout, int *is_xwayland,
-                             cx11_error *err) {
-    *is_xwayland = 0;
+/* Whether an X11 window has the keyboard focus as the compositor's window manager says:
+ * _NET_ACTIVE_WINDOW on the root names a window (wlroots sets it to None while a Wayland surface
+ * has the focus). Two round trips, each under the deadline. */
+static int x11_window_focused(xcb_connection_t *c, xcb_window_t root, double deadline) {
+    xcb_intern_atom_cookie_t ck = xcb_intern_atom(c, 1, 18, "_NET_ACTIVE_WINDOW");
+    xcb_intern_atom_reply_t *atom = cx11_reply(c, ck.sequence, deadline, NULL);
+    int focused = 0;
+    if (atom != NULL && atom->atom != XCB_NONE && root != 0) {
+        xcb_get_property_cookie_t pc = xcb_get_property(c, 0, root, atom->atom, XCB_ATOM_WINDOW, 0, 1);
+        xcb_get_property_reply_t *r = cx11_reply(c, pc.sequence, deadline, NULL);
+        xcb_window_t active = XCB_NONE;
+        if (r != NULL && r->format == 32 && xcb_get_property_value_length(r) >= 4)
+            memcpy(&active, xcb_get_property_value(r), sizeof active);
+        focused = active != XCB_NONE;
+        free(r);
+    }
+    free(atom);
+    return focused;
+}
+
+/* Whether the server on c (root `root`) is XWayland, within the deadline; 0 (and *err filled:
+ * CX11_NO_DISPLAY) when it did not answer QueryExtension in time. */
+static cx11_status is_xwayland(xcb_connection_t *c, xcb_window_t root, double deadline, int *found,
+                               cx11_error *err) {
+    xcb_query_extension_cookie_t xwayland = xcb_query_extension(c, 8, "XWAYLAND");
+    xcb_query_extension_cookie_t randr = xcb_query_extension(c, 5, "RANDR");
+    xcb_query_extension_reply_t *xw = cx11_reply(c, xwayland.sequence, deadline, NULL);
+    xcb_query_extension_reply_t *rr = cx11_reply(c, randr.sequence, deadline, NULL);
+    cx11_status st = CX11_OK;
+    if (xw == NULL || rr == NULL) {
+        st = cx11_fail(err, CX11_NO_DISPLAY, 0, "the X server did not answer QueryExtension in time");
+    } else if (xw->present) {
+        *found = 1;
+    } else if (rr->present && root != 0) {
+        uint8_t *monitors = cx11_reply(c, send_get_monitors(c, rr->major_opcode, root), deadline, NULL);
+        *found = monitors != NULL && monitors_name_xwayland(c, monitors, deadline);
+        free(monitors);
+    }
+    free(xw);
+    free(rr);
+    return st;
+}
+
+cx11_status cx11_xwayland(const char *display, const char *authority, double timeout, cx11_xwayland_facts *out,
+                          cx11_error *err) {
+    memset(out, 0, sizeof *out);
     double deadline = ud_now() + timeout;
     xcb_connection_t *c = NULL;
     int screen = 0;
@@ -68,21 +112,11 @@ cx11_status cx11_is_xwayland(const char *display, const char *authority, double 
     xcb_screen_iterator_t roots = xcb_setup_roots_iterator(xcb_get_setup(c));
     for (int i = 0; i < screen && roots.rem > 0; i++) xcb_screen_next(&roots);
     xcb_window_t root = roots.rem > 0 ? roots.data->root : 0;
-    xcb_query_extension_cookie_t xwayland = xcb_query_extension(c, 8, "XWAYLAND");
-    xcb_query_extension_cookie_t randr = xcb_query_extension(c, 5, "RANDR");
-    xcb_query_extension_reply_t *xw = cx11_reply(c, xwayland.sequence, deadline, NULL);
-    xcb_query_extension_reply_t *rr = cx11_reply(c, randr.sequence, deadline, NULL);
-    if (xw == NULL || rr == NULL) {
-        st = cx11_fail(err, CX11_NO_DISPLAY, 0, "the X server did not answer QueryExtension in time");
-    } else if (xw->present) {
-        *is_xwayland = 1;
-    } else if (rr->present && root != 0) {
-        uint8_t *monitors = cx11_reply(c, send_get_monitors(c, rr->major_opcode, root), deadline, NULL);
-        *is_xwayland = monitors != NULL && monitors_name_xwayland(c, monitors, deadline);
-        free(monitors);
+    st = is_xwayland(c, root, deadline, &out->is_xwayland, err);
+    if (st == CX11_OK && out->is_xwayland) {
+        out->x11_window_focused = x11_window_focused(c, root, deadline);
+        out->largest_whole_property = cx11_chunk_for((uint64_t)xcb_get_maximum_request_length(c) * 4);
     }
-    free(xw);
-    free(rr);
     xcb_disconnect(c);
     return st;
 }

@@ -61,12 +61,21 @@ enum CWLCalls {
         switch result.protocol {
         case CWL_PROTOCOL_EXT: interface = .ext
         case CWL_PROTOCOL_WLR: interface = .wlr
-        default: return .answers(dataControl: nil)
+        default: return .answers(dataControl: nil, family: family(result.family))
         }
         return .answers(
             dataControl: WaylandDataControl(
                 interface: interface, version: result.version, supportsPrimary: result.has_primary != 0,
-                hasSeat: result.has_seat != 0))
+                hasSeat: result.has_seat != 0), family: family(result.family))
+    }
+
+    /// `cwl_family` as `WaylandCompositorFamily`.
+    static func family(_ family: cwl_family) -> WaylandCompositorFamily {
+        switch family {
+        case CWL_FAMILY_WLROOTS: .wlroots
+        case CWL_FAMILY_WESTON: .weston
+        default: .other
+        }
     }
 }
 
@@ -104,7 +113,7 @@ extension CWLCalls {
         }
         guard probed.answered != 0 else { return (.noAnswer(reason: messageText(err)), nil) }
         let found = probe(from: probed)
-        guard case .answers(let dataControl?) = found, dataControl.hasSeat else { return (found, nil) }
+        guard case .answers(let dataControl?, _) = found, dataControl.hasSeat else { return (found, nil) }
         return (found, status == CWL_OK ? .success(pid) : .failure(error(err, paste: false, call: "cwl_own")))
     }
 

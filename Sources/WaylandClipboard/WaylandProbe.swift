@@ -7,8 +7,22 @@ public enum WaylandProbe: Sendable, Equatable {
     /// socket, the connection was refused, or it stayed silent. `reason` says which.
     case noAnswer(reason: String)
     /// The compositor answered; `dataControl` is the protocol a copy would use, nil when it offers
-    /// none (GNOME's mutter and weston do not: there the X11 bridge is the way).
-    case answers(dataControl: WaylandDataControl?)
+    /// none (GNOME's mutter and weston do not: there the X11 bridge is the way); `family` is what
+    /// its globals show it is, which sets the limits of its XWayland bridge.
+    case answers(dataControl: WaylandDataControl?, family: WaylandCompositorFamily = .other)
+}
+
+/// What a compositor's globals show it is, for what its XWayland bridge carries to Wayland
+/// clients (an X11 copy made through XWayland reaches them only through that bridge).
+public enum WaylandCompositorFamily: String, Sendable, Equatable {
+    /// A wlroots compositor (a `zwlr_` global other than data-control: sway, cage, ...): it takes
+    /// an X11 selection over only while an X11 window has the keyboard focus.
+    case wlroots
+    /// weston (a `weston_` global): its bridge (weston 10) carries CLIPBOARD only, not PRIMARY,
+    /// and hands Wayland clients the size word of an INCR transfer instead of its bytes.
+    case weston
+    /// Anything else (GNOME's mutter, KWin, ...): nothing known against its bridge.
+    case other
 }
 
 /// A data-control protocol a compositor offers, the one a copy would use.

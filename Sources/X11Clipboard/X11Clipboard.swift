@@ -68,7 +68,18 @@ public struct X11Clipboard: Clipboard {
     /// no server answers. Costs a connection and two or three round trips: ask only where the
     /// answer matters (an X11 copy with a Wayland compositor of ours that cannot be reached).
     public func isXWayland(timeout: Double) -> Bool? {
-        try? CX11Calls.isXWayland(display: display, authority: authority, timeout: timeout)
+        do {
+            return try CX11Calls.xwayland(display: display, authority: authority, timeout: timeout) != nil
+        } catch {
+            return nil
+        }
+    }
+
+    /// What the X server on `display` tells about the compositor's bridge, when it is XWayland
+    /// (nil: not XWayland, or no server answered): `isXWayland`'s connection, and two more round
+    /// trips there.
+    public func xwayland(timeout: Double) -> XWaylandFacts? {
+        try? CX11Calls.xwayland(display: display, authority: authority, timeout: timeout)
     }
 
     /// Stops the process `owner` serving a copy that must not be served: `OwnerProcess.stop`.

@@ -21,6 +21,8 @@ public final class Cage: @unchecked Sendable {
     public let account: TestUser.Account
     /// Its application's pid (the shell, then `sleep`).
     private let app: Int32
+    /// The X11 windows `focusX11Window` started, stopped with cage.
+    private var windows: [Spawned] = []
     private var stopped = false
 
     private init(
@@ -75,10 +77,41 @@ public final class Cage: @unchecked Sendable {
             runtimeDir: dir, socket: socket, xDisplay: display, process: process, app: app, account: account)
     }
 
+    /// Maps an X11 window (xmessage, as the account) on cage's XWayland, which cage, a kiosk,
+    /// shows and focuses as its newest view, and waits until its window manager names an active
+    /// X11 window (`_NET_ACTIVE_WINDOW` on the root, read with xprop): cage takes an X11
+    /// selection over only then. False: no active X11 window within the deadline.
+    public func focusX11Window() throws -> Bool {
+        let environment = ["DISPLAY": xDisplay, "PATH": "/usr/bin:/bin", "HOME": runtimeDir, "LANG": "C.UTF-8"]
+        windows.append(
+            try Spawned.start(
+                TestUser.runningAs(account) + ["xmessage", "-geometry", "200x50", "x11 window"],
+                environment: environment))
+        return eventually(timeout: 20) { self.activeX11Window() }
+    }
+
+    /// Whether `_NET_ACTIVE_WINDOW` on cage's XWayland root names a window.
+    public func activeX11Window() -> Bool {
+        let environment = ["DISPLAY": xDisplay, "PATH": "/usr/bin:/bin"]
+        guard
+            let out = try? Peer.read(
+                TestUser.runningAs(account) + ["xprop", "-root", "_NET_ACTIVE_WINDOW"], environment: environment,
+                limit: 10), out.status == 0
+        else { return false }
+        let text = String(decoding: out.bytes, as: UTF8.self)
+        guard let range = text.range(of: "window id # ") else { return false }
+        let id = text[range.upperBound...].prefix { !$0.isWhitespace && $0 != "," }
+        return !id.isEmpty && id != "0x0"
+    }
+
     /// Kills cage, its application and its XWayland by pid; removes its directory.
     public func stop() {
         guard !stopped else { return }
         stopped = true
+        for window in windows {
+            window.kill(SIGKILL)
+            _ = window.wait()
+        }
         Self.stopTree(process, account: account, display: xDisplay, app: app)
         try? FileManager.default.removeItem(atPath: runtimeDir)
     }

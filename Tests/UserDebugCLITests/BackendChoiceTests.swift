@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 import UserDebugKit
+import WaylandClipboard
 
 @testable import UserDebugCLI
 
@@ -38,12 +39,16 @@ import UserDebugKit
     }
 
     @Test func aCompositorWithoutDataControlIsX11ThroughXWayland() {
-        for finding in [WaylandFinding.noDataControl, .noSeat(interface: "ext_data_control_manager_v1")] {
+        for finding in [
+            WaylandFinding.noDataControl(family: .other), .noSeat(interface: "ext_data_control_manager_v1"),
+        ] {
             let (choice, calls) = choose(.auto, "wayland-0", finding)
             #expect(choice.route == .x11 && calls == 1)
             #expect(choice.reason.hasSuffix(": X11 through XWayland"), "\(choice.reason)")
         }
-        #expect(choose(.auto, "wayland-0", .noDataControl).0.reason.contains("offers no data-control protocol"))
+        #expect(
+            choose(.auto, "wayland-0", .noDataControl(family: .other)).0.reason.contains(
+                "offers no data-control protocol"))
     }
 
     @Test func aCompositorThatDoesNotAnswerIsX11() {
@@ -63,7 +68,7 @@ import UserDebugKit
         let (unset, unsetCalls) = choose(.wayland, nil, Self.wlr, source: .option)
         #expect(unset.route == .unavailable && unsetCalls == 0)
         #expect(unset.reason == "--backend wayland, but WAYLAND_DISPLAY is not set")
-        let (bare, _) = choose(.wayland, "wayland-0", .noDataControl, source: .config)
+        let (bare, _) = choose(.wayland, "wayland-0", .noDataControl(family: .other), source: .config)
         #expect(bare.route == .unavailable)
         #expect(bare.reason.hasPrefix("clipboard.backend wayland, but WAYLAND_DISPLAY=wayland-0 answers but offers no"))
         #expect(bare.reason.hasSuffix("; use --backend x11 (XWayland) on this compositor"))
@@ -193,13 +198,19 @@ import UserDebugKit
             let forced = try home.run(
                 ["copy-id", "--to", "clipboard", "--backend", "x11"], extraEnvironment: environment)
             #expect(forced.status == 0, "\(forced)")
+            // The bridge takes the X11 selection over asynchronously: read until it carries the
+            // copy, within a deadline.
             var pasted = try wlPaste(weston)
+            _ = eventually(timeout: 10) {
+                pasted = (try? wlPaste(weston)) ?? pasted
+                return pasted.status == 0 && pasted.bytes == Array("usr_1".utf8)
+            }
             #expect(pasted.status == 0 && pasted.bytes == Array("usr_1".utf8), "\(pasted)")
 
             try home.ok(["session", "set", "--id", "usr_2", "--name", "Bo"])
             let auto = try home.run(["copy-id", "--to", "clipboard"], extraEnvironment: environment)
             #expect(auto.status == 0, "\(auto)")
-            _ = eventually(timeout: 5) {
+            _ = eventually(timeout: 10) {
                 pasted = (try? wlPaste(weston)) ?? pasted
                 return pasted.bytes == Array("usr_2".utf8)
             }
@@ -212,6 +223,46 @@ import UserDebugKit
             #expect(doctor["reason"]?.stringValue?.contains("offers no data-control protocol") == true)
             #expect(doctor["reason"]?.stringValue?.contains("X11 through XWayland") == true)
             #expect(doctor["x11"]?["answers"] == .bool(true))
+        }
+    }
+
+    /// 1 MiB of text (which weston 10's bridge hands Wayland clients as the 4-byte size of an INCR
+    /// transfer) is refused with the limit; text of the limit's size arrives whole through the
+    /// bridge; one byte over is refused with the limit, and bytes
+    /// that are not UTF-8 (which the bridge does not carry at all) are refused as such. Nothing
+    /// refused is served.
+    @Test func whatTheBridgeCannotCarryIsRefusedWithItsLimit() throws {
+        try withWeston { weston in
+            let environment = clientEnvironment(weston)
+            let over = try home.run(
+                ["copy", "-q"], stdin: Data(repeating: 0x61, count: 1 << 20), extraEnvironment: environment)
+            #expect(over.status == 69, "\(over)")
+            #expect(over.err.contains("the X11 copy of 1048576 bytes would not reach Wayland clients whole"), "\(over)")
+            let limit = try #require(
+                over.err.split(separator: "carries at most ").dropFirst().first.flatMap {
+                    Int($0.prefix { $0.isNumber })
+                },
+                "\(over)")
+            #expect(limit > 0 && limit < 1 << 20, "\(over)")
+            let whole = Array(repeating: UInt8(ascii: "b"), count: limit)
+            let fits = try home.run(["copy", "-q"], stdin: Data(whole), extraEnvironment: environment)
+            #expect(fits.status == 0, "\(fits)")
+            var pasted = try wlPaste(weston)
+            _ = eventually(timeout: 10) {
+                pasted = (try? wlPaste(weston)) ?? pasted
+                return pasted.bytes == whole
+            }
+            #expect(pasted.bytes.count == whole.count && pasted.bytes == whole, "\(pasted.bytes.count) bytes")
+            let oneMore = try home.run(["copy", "-q"], stdin: Data(whole + [0x62]), extraEnvironment: environment)
+            #expect(oneMore.status == 69 && oneMore.err.contains("carries at most \(limit) bytes"), "\(oneMore)")
+            #expect(try wlPaste(weston).bytes == whole, "a refused copy replaced the selection")
+
+            let binary = try home.run(["copy", "-q"], stdin: Data([0xff, 0x00, 0xfe]), extraEnvironment: environment)
+            #expect(binary.status == 69, "\(binary)")
+            #expect(binary.err.contains("carries text only"), "\(binary)")
+
+            let primary = try home.run(["copy-id", "--to", "primary"], extraEnvironment: environment)
+            #expect(primary.status == 69 && primary.err.contains("carries CLIPBOARD only"), "\(primary)")
         }
     }
 
@@ -380,6 +431,41 @@ import UserDebugKit
         }
     }
 
+    /// The premise of the check on wlroots compositors without data-control (cage), tested where
+    /// data-control can read the Wayland side back: `_NET_ACTIVE_WINDOW` on XWayland's root is None
+    /// while a Wayland window has the focus, when sway keeps an X11 copy from Wayland clients, and
+    /// names a window once an X11 window has it, when sway takes the copy over. (Wayland first: once
+    /// an X11 copy was taken over, sway's proxy of it reads the X11 selection live, so later X11
+    /// copies reach Wayland clients whatever has the focus; the check on cage refuses those too.)
+    @Test func theActiveX11WindowTellsWhetherWlrootsTakesAnX11Copy() throws {
+        try withSway { sway in
+            func activeX11Window() -> Bool {
+                guard
+                    let out = try? Peer.read(
+                        TestUser.runningAs(sway.account) + ["xprop", "-root", "_NET_ACTIVE_WINDOW"],
+                        environment: ["DISPLAY": sway.xDisplay, "PATH": "/usr/bin:/bin"], limit: 10), out.status == 0
+                else { return false }
+                let text = String(decoding: out.bytes, as: UTF8.self)
+                guard let range = text.range(of: "window id # ") else { return false }
+                let id = text[range.upperBound...].prefix { !$0.isWhitespace && $0 != "," }
+                return !id.isEmpty && id != "0x0"
+            }
+            let wayland = try sway.startWindow(["foot", "sleep", "60"])
+            try #require(sway.focus(pid: wayland.pid), "the Wayland window never got the focus")
+            #expect(eventually(timeout: 10) { !activeX11Window() }, "a Wayland window has the focus, yet one is active")
+            let kept = try run(sway, ["copy-id", "--to", "clipboard", "--backend", "x11"])
+            #expect(kept.status == 69, "\(kept)")
+            #expect(kept.err.contains("the X11 copy did not reach Wayland clients"), "\(kept)")
+
+            let x11 = try sway.startWindow(["xmessage", "-geometry", "200x50", "x11 window"], x11: true)
+            try #require(sway.focus(pid: x11.pid), "the X11 window never got the focus")
+            #expect(eventually(timeout: 10) { activeX11Window() }, "an X11 window has the focus, none is active")
+            let taken = try run(sway, ["copy-id", "--to", "clipboard", "--backend", "x11"])
+            #expect(taken.status == 0, "\(taken)")
+            #expect(try wlPaste(sway).bytes == Array("usr_1".utf8))
+        }
+    }
+
     @Test func autoTakesDataControlOnSwayEvenWithXWaylandThere() throws {
         try withSway { sway in
             let environment = clientEnvironment(sway)
@@ -434,5 +520,78 @@ import UserDebugKit
         #expect(
             !ClipboardRouteError(problem: .backend(.ownershipNotConfirmed(reason: "x")), choice: Self.onSway)
                 .meansNoClipboard)
+    }
+}
+
+/// cage (wlroots without data-control) takes an X11 copy over from XWayland only while an X11
+/// window has the focus: without one a copy is refused, naming the cause and the fix, nothing is
+/// served, and `--to auto` falls back to standard output with the reason; with one it is copied.
+@Suite(.serialized, .desktopTier) struct CageRouteTests {
+    let home: UserDebugHome
+
+    init() throws {
+        home = try UserDebugHome()
+        try home.ok(["session", "import", "-"], stdin: Samples.session)
+        // cage starts XWayland on the first X11 client, which is our copy.
+        try home.file("config/config.json", #"{"clipboard": {"connectTimeoutSeconds": 10}}"#)
+    }
+
+    func withCage<R>(_ body: (Cage) throws -> R) throws -> R {
+        let cage = try Cage.start()
+        defer { cage.stop() }
+        let chown = try runTool("/bin/chown", ["-R", "\(cage.account.uid):\(cage.account.gid)", home.root.path])
+        try #require(chown.status == 0, "\(chown)")
+        return try body(cage)
+    }
+
+    func environment(_ cage: Cage) -> [String: String] {
+        home.environment.merging(
+            ["DISPLAY": cage.xDisplay, "WAYLAND_DISPLAY": cage.socket, "XDG_RUNTIME_DIR": cage.runtimeDir]) { $1 }
+    }
+
+    func run(_ cage: Cage, _ arguments: [String]) throws -> RunResult {
+        try runTool(
+            "/usr/bin/setpriv",
+            Array(TestUser.runningAs(cage.account).dropFirst()) + [UserDebugHome.binary] + arguments,
+            environment: environment(cage))
+    }
+
+    func xclipPaste(_ cage: Cage) throws -> [UInt8] {
+        try Peer.read(
+            TestUser.runningAs(cage.account) + ["xclip", "-o", "-selection", "clipboard"],
+            environment: ["DISPLAY": cage.xDisplay, "PATH": "/usr/bin:/bin"], limit: 20
+        ).bytes
+    }
+
+    @Test func withoutAnX11WindowFocusedACopyIsRefusedNamingTheFix() throws {
+        try withCage { cage in
+            #expect(!cage.activeX11Window(), "an X11 window has the focus already")
+            let result = try run(cage, ["copy-id", "--to", "clipboard"])
+            #expect(result.status == 69, "\(result)")
+            #expect(!result.err.contains("copied"), "\(result)")
+            #expect(result.err.contains("only while an X11 window has keyboard focus"), "\(result)")
+            #expect(result.err.contains("focus an X11 window and copy again"), "\(result)")
+            #expect(try xclipPaste(cage) != Array("usr_1".utf8), "a refused copy is served")
+
+            let command = (TestUser.runningAs(cage.account) + [UserDebugHome.binary, "copy-id"])
+                .joined(separator: " ")
+            let out = try Peer.read(
+                ["script", "-qec", command, "/dev/null"], environment: environment(cage), limit: 30)
+            let text = String(decoding: out.bytes, as: UTF8.self)
+            #expect(out.status == 0, "\(text)")
+            #expect(text.contains("usr_1"), "\(text)")
+            #expect(text.contains("no clipboard (the X11 copy would not reach Wayland clients"), "\(text)")
+            #expect(!text.contains("copied"), "\(text)")
+        }
+    }
+
+    @Test func withAnX11WindowFocusedACopyGoesThrough() throws {
+        try withCage { cage in
+            try #require(try cage.focusX11Window(), "no X11 window got cage's focus")
+            let result = try run(cage, ["copy-id", "--to", "clipboard"])
+            #expect(result.status == 0, "\(result)")
+            #expect(result.err.contains("copied 5 bytes to CLIPBOARD"), "\(result)")
+            #expect(try xclipPaste(cage) == Array("usr_1".utf8))
+        }
     }
 }

@@ -15,7 +15,9 @@ enum ContractDesktop: String, CaseIterable, Sendable, CustomTestStringConvertibl
     /// through the bridge.
     case weston
     /// Headless cage (wlroots kiosk): no data-control and no keyboard, so X11 through XWayland;
-    /// X11 clients of that XWayland are the only peers that can read its clipboard here.
+    /// X11 clients of that XWayland are the only peers that can read its clipboard here. An X11
+    /// window has the focus (cage takes X11 copies over only then; without one a copy is
+    /// refused: CageRouteTests).
     case cage
     /// KWin 5.27 (KDE), `--virtual --xwayland`: data-control (zwlr), wl-clipboard as the peer.
     case kwin
@@ -84,6 +86,12 @@ final class ContractStand: @unchecked Sendable {
                 kill: { weston.process.kill(SIGKILL) }, stop: { weston.stop() })
         case .cage:
             let cage = try Cage.start()
+            do {
+                guard try cage.focusX11Window() else { throw FixtureError(message: "no X11 window got cage's focus") }
+            } catch {
+                cage.stop()
+                throw error
+            }
             return ContractStand(
                 desktop,
                 client: ["DISPLAY": cage.xDisplay, "WAYLAND_DISPLAY": cage.socket, "XDG_RUNTIME_DIR": cage.runtimeDir],
@@ -236,18 +244,21 @@ final class ContractStand: @unchecked Sendable {
     func copyIdToPrimaryIsReadFromPrimary(_ desktop: ContractDesktop) throws {
         try on(desktop) { stand in
             let result = try run(stand, ["copy-id", "--to", "primary"])
+            if desktop == .weston {
+                // weston 10's XWayland bridge carries CLIPBOARD only: an X11 PRIMARY never reaches
+                // Wayland clients, so the copy is refused before anything is served (issue 23 item 2).
+                #expect(result.status == 69, "\(result)")
+                #expect(result.err.contains("weston's XWayland bridge carries CLIPBOARD only"), "\(result)")
+                #expect(!result.err.contains("copied"), "\(result)")
+                #expect(servingProcesses().isEmpty, "a refused copy is served")
+                let read = try stand.peerRead(.primary)
+                #expect(read.bytes != Array("usr_1".utf8), "then the refusal was wrong: \(read)")
+                return
+            }
             #expect(result.status == 0, "\(result)")
             #expect(result.err.contains("copied 5 bytes to PRIMARY"), "\(result)")
             let read = peerEventuallyReads(stand, Array("usr_1".utf8), .primary)
-            if desktop == .weston {
-                // weston 10's XWayland bridge carries CLIPBOARD only: an X11 PRIMARY never reaches
-                // Wayland clients, and the copy still says "copied" (no silent loss: issue 23 item 2).
-                withKnownIssue("weston's bridge does not carry PRIMARY; no refusal yet (issue 23 item 2)") {
-                    #expect(read?.bytes == Array("usr_1".utf8), "\(String(describing: read))")
-                }
-            } else {
-                #expect(read?.bytes == Array("usr_1".utf8), "\(String(describing: read))")
-            }
+            #expect(read?.bytes == Array("usr_1".utf8), "\(String(describing: read))")
         }
     }
 
@@ -263,18 +274,23 @@ final class ContractStand: @unchecked Sendable {
         bytes[bytes.count - 3] = 0  // NUL bytes travel too
         try on(desktop) { stand in
             let result = try run(stand, ["copy", "-q"], stdin: Data(bytes))
-            #expect(result.status == 0, "\(result)")
-            let read = try stand.peerRead(type: "application/octet-stream")
             if desktop == .weston {
                 // issue 23, item 2: weston's XWayland bridge hands Wayland clients the INCR size
-                // (4 bytes) of an X11 transfer this large, and the copy still says it succeeded.
-                withKnownIssue("weston's bridge truncates INCR transfers; no refusal yet (issue 23 item 2)") {
-                    #expect(read.bytes.count == bytes.count && read.bytes == bytes, "\(read.bytes.count) bytes")
-                }
-            } else {
-                #expect(read.status == 0 && read.bytes.count == bytes.count, "\(read.status): \(read.bytes.count)")
-                #expect(read.bytes == bytes, "the bytes differ")
+                // (4 bytes) of an X11 transfer this large: refused with the size limit, nothing served.
+                #expect(result.status == 69, "\(result)")
+                #expect(
+                    result.err.contains("the X11 copy of \(bytes.count) bytes would not reach Wayland clients whole"),
+                    "\(result)")
+                let limit = result.err.split(separator: "carries at most ").dropFirst().first
+                    .flatMap { Int($0.prefix { $0.isNumber }) }
+                #expect(limit.map { $0 > 0 && $0 < bytes.count } == true, "no size limit named: \(result)")
+                #expect(servingProcesses().isEmpty, "a refused copy is served")
+                return
             }
+            #expect(result.status == 0, "\(result)")
+            let read = try stand.peerRead(type: "application/octet-stream")
+            #expect(read.status == 0 && read.bytes.count == bytes.count, "\(read.status): \(read.bytes.count)")
+            #expect(read.bytes == bytes, "the bytes differ")
         }
     }
 

@@ -32,6 +32,7 @@ import UserDebugKit
         #expect(!seam.handToResidentOwner(payload, to: .clipboard, options: CopyOptions()))
         #expect(minimal.copies == 1, "the hand-off must not copy")
         #expect(seam.isXWayland(timeout: 1) == nil)
+        #expect(seam.xwayland(timeout: 1) == nil)
     }
 
     @Test func theStreamingPasteWritesWhatPasteReadsAndPassesItsFailureOn() throws {

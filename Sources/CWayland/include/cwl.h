@@ -62,6 +62,13 @@ typedef enum cwl_protocol {
     CWL_PROTOCOL_WLR = 2, /* zwlr_data_control_manager_v1 (version 2 and up: the primary selection) */
 } cwl_protocol;
 
+/* The compositor family its globals show, for the limits of its XWayland bridge. */
+typedef enum cwl_family {
+    CWL_FAMILY_OTHER = 0,
+    CWL_FAMILY_WLROOTS = 1, /* a zwlr_* global (sway, cage, ...): X11 copies need an X11 window focused */
+    CWL_FAMILY_WESTON = 2,  /* a weston_* global: the bridge carries CLIPBOARD only, and no INCR */
+} cwl_family;
+
 /* What cwl_probe found. */
 typedef struct cwl_probe_result {
     cwl_protocol protocol; /* the one a copy would use: ext where offered, else wlr */
@@ -69,6 +76,7 @@ typedef struct cwl_probe_result {
     int has_primary;       /* nonzero: the primary selection can be used through it */
     int has_seat;          /* nonzero: a wl_seat is advertised (data-control needs one) */
     int answered;          /* nonzero: the compositor answered and its globals were read */
+    cwl_family family;     /* what its globals show it is */
 } cwl_probe_result;
 
 /*

@@ -179,15 +179,25 @@ cx11_status cx11_paste_to_fd(const char *display, const char *authority, cx11_se
                              const char *target, const cx11_paste_times *times, int caller_owns_process,
                              int out_fd, int latin1_to_utf8, size_t *written, cx11_error *err);
 
+/* What cx11_xwayland found. */
+typedef struct cx11_xwayland_facts {
+    int is_xwayland;            /* the server is XWayland */
+    int x11_window_focused;     /* XWayland only: _NET_ACTIVE_WINDOW on the root names a window */
+    uint64_t largest_whole_property; /* XWayland only: the most bytes an owner of ours writes as one
+                                        property there (more go by INCR) */
+} cx11_xwayland_facts;
+
 /*
- * cx11_is_xwayland: connect to `display` (NULL: $DISPLAY) within `timeout` seconds and tell
+ * cx11_xwayland: connect to `display` (NULL: $DISPLAY) within `timeout` seconds and tell
  * whether the server is XWayland: it has the XWAYLAND extension (XWayland 23.1 and later), or a
- * RandR monitor named XWAYLAND<N> (every XWayland names its outputs so). Two to three round
- * trips after the setup; then disconnects. Returns CX11_OK with *is_xwayland 0 or 1, or
- * CX11_NO_DISPLAY (no server, or silent past the deadline: *is_xwayland 0).
+ * RandR monitor named XWAYLAND<N> (every XWayland names its outputs so); on XWayland, also
+ * whether an X11 window has the focus as the compositor's window manager says
+ * (_NET_ACTIVE_WINDOW) and the largest copy an owner of ours serves there without INCR. Two to five round trips after the
+ * setup; then disconnects. Returns CX11_OK with *out filled, or CX11_NO_DISPLAY (no server, or
+ * silent past the deadline: *out zeroed).
  */
-cx11_status cx11_is_xwayland(const char *display, const char *authority, double timeout, int *is_xwayland,
-                             cx11_error *err);
+cx11_status cx11_xwayland(const char *display, const char *authority, double timeout, cx11_xwayland_facts *out,
+                          cx11_error *err);
 
 /* cx11_free: release a buffer returned by cx11_paste (NULL is fine). */
 void cx11_free(void *buffer);

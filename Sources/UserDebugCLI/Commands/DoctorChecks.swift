@@ -1,5 +1,6 @@
 import DesktopNotify
 import UserDebugKit
+import WaylandClipboard
 import X11Clipboard
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import UserDebugKit
+import WaylandClipboard
 import X11Clipboard
 
 #if canImport(Glibc)
@@ -252,7 +253,8 @@ struct DoctorReport {
         }
         var owned = JSONValue.null
         if case .answers(let value?) = x11 { owned = .bool(value) }
-        let waylandAnswers = wayland == .noDataControl || dataControl != .null
+        var waylandAnswers = dataControl != .null
+        if case .noDataControl = wayland { waylandAnswers = true }
         var x11Answers = false
         if case .answers = x11 { x11Answers = true }
         return .object(

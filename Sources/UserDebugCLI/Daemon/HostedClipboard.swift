@@ -41,4 +41,7 @@ struct HostedClipboard: Clipboard, @unchecked Sendable {
 
     /// Whether the daemon's X server is XWayland.
     func isXWayland(timeout: Double) -> Bool? { x11.isXWayland(timeout: timeout) }
+
+    /// What the daemon's XWayland tells about the compositor's bridge.
+    func xwayland(timeout: Double) -> XWaylandFacts? { x11.xwayland(timeout: timeout) }
 }

@@ -1,30 +1,5 @@
 import UserDebugKit
-
-/// What asking the compositor on `WAYLAND_DISPLAY` found.
-enum WaylandFinding: Sendable, Equatable {
-    /// `WAYLAND_DISPLAY` is unset or empty: nothing was asked.
-    case notSet
-    /// No compositor answered: no socket, refused, or no answer before the timeout.
-    case notAnswering(String)
-    /// A compositor answered and offers no data-control protocol (GNOME, weston).
-    case noDataControl
-    /// A compositor answered and offers `interface`, but no seat: no selection to set.
-    case noSeat(interface: String)
-    /// A compositor answered and offers `interface` at `version`.
-    case dataControl(interface: String, version: UInt32)
-
-    /// The finding in words, after `WAYLAND_DISPLAY=NAME`.
-    var description: String {
-        switch self {
-        case .notSet: "not set"
-        case .notAnswering(let reason): "does not answer (\(reason))"
-        case .noDataControl:
-            "answers but offers no data-control protocol (neither ext_data_control_manager_v1 nor zwlr_data_control_manager_v1)"
-        case .noSeat(let interface): "answers and offers \(interface) but no seat, so no selection"
-        case .dataControl(let interface, let version): "answers and offers \(interface) version \(version)"
-        }
-    }
-}
+import WaylandClipboard
 
 /// The one rule for choosing the clipboard backend, and the reason it chose, in words:
 ///
@@ -99,7 +74,8 @@ struct BackendChoice: Sendable, Equatable {
 
     /// What to do instead of a forced Wayland that is not there.
     private static func advice(_ finding: WaylandFinding) -> String {
-        finding == .noDataControl ? "; use --backend x11 (XWayland) on this compositor" : ""
+        guard case .noDataControl = finding else { return "" }
+        return "; use --backend x11 (XWayland) on this compositor"
     }
 
     /// The preference of this command: `--backend`, else `clipboard.backend`, else `auto`.

@@ -1,4 +1,5 @@
 import UserDebugKit
+import WaylandClipboard
 
 #if canImport(Glibc)
     import Glibc
@@ -18,6 +19,22 @@ struct ClipboardRouteError: Error, Sendable {
         /// its socket in the runtime directory silent): nothing can tell whether Wayland clients
         /// see it. `detail` says what was found.
         case waylandUnreachable(String)
+        /// An X11 copy to XWayland that the compositor's bridge would not carry to Wayland
+        /// clients (found before anything was served), for the reason given.
+        case bridgeRefuses(BridgeLimit)
+    }
+
+    /// What a compositor without data-control does not carry from XWayland to Wayland clients.
+    enum BridgeLimit: Sendable, Equatable {
+        /// wlroots (cage): an X11 selection is taken over only while an X11 window has the focus.
+        case noX11Focus
+        /// weston: PRIMARY is not bridged.
+        case primary
+        /// weston: an X11 transfer above `limit` bytes (INCR) reaches Wayland clients as its
+        /// size word; the copy has `size` bytes.
+        case size(size: Int, limit: Int)
+        /// weston: only text (UTF8_STRING) is bridged, and these bytes are not UTF-8.
+        case notText
     }
 
     /// What went wrong.
@@ -34,7 +51,7 @@ struct ClipboardRouteError: Error, Sendable {
     /// Whether it means "no clipboard here", on which `--to auto` falls back to standard output.
     var meansNoClipboard: Bool {
         switch problem {
-        case .unavailable, .backend(.noDisplay), .waylandUnreachable: true
+        case .unavailable, .backend(.noDisplay), .waylandUnreachable, .bridgeRefuses: true
         default: false
         }
     }
@@ -61,19 +78,26 @@ struct ClipboardRoute {
     /// one of its windows has keyboard focus, and says so only in its own log. After an X11 copy
     /// to XWayland with `WAYLAND_DISPLAY` unset and no compositor of ours answering, nothing can
     /// read it back: it fails, naming the fix. A failed copy's owner process is stopped, so the
-    /// value is not served on.
+    /// value is not served on. Under a compositor without data-control whose bridge is known to
+    /// drop what this copy is (`bridgeRefusal`), nothing is served: it fails, naming the limit.
     func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardRouteError) {
         guard choice.route != .unavailable else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
+        var seen = choice
+        if choice.route == .x11 {
+            seen.wayland = choice.wayland ?? wayland.probe(timeout: options.connectTimeout)
+            if case .noDataControl(let family) = seen.wayland, family != .other,
+                let limit = bridgeRefusal(payload, to: selection, family: family, timeout: options.connectTimeout)
+            {
+                throw ClipboardRouteError(problem: .bridgeRefuses(limit), choice: seen)
+            }
+        }
         let owner: OwnerProcess?
         do throws(ClipboardError) {
             owner = try backend.serve(payload, to: selection, options: options)
         } catch {
             throw ClipboardRouteError(problem: .backend(error), choice: choice)
         }
-        guard choice.route == .x11 else { return }
-        let finding = choice.wayland ?? wayland.probe(timeout: options.connectTimeout)
-        var seen = choice
-        seen.wayland = finding
+        guard choice.route == .x11, let finding = seen.wayland else { return }
         if case .dataControl = finding {
             guard wayland.selectionCarries(payload, selection: selection, within: max(2, options.connectTimeout))
             else {
@@ -83,6 +107,29 @@ struct ClipboardRoute {
         } else if wayland.unreachable(finding), backend.isXWayland(timeout: options.connectTimeout) == true {
             owner?.stop()
             throw ClipboardRouteError(problem: .waylandUnreachable(wayland.unreachableDetail(finding)), choice: seen)
+        }
+    }
+
+    /// What the XWayland bridge of a compositor of `family` (without data-control) would not carry
+    /// of this copy, asked of the X server before anything is served; nil: nothing known against
+    /// it (or `DISPLAY` is no XWayland: then the bridge is not in the way).
+    func bridgeRefusal(
+        _ payload: Payload, to selection: SelectionName, family: WaylandCompositorFamily, timeout: Double
+    )
+        -> ClipboardRouteError.BridgeLimit?
+    {
+        guard let facts = backend.xwayland(timeout: timeout) else { return nil }
+        switch family {
+        case .wlroots:
+            return facts.x11WindowFocused ? nil : .noX11Focus
+        case .weston:
+            if selection == .primary { return .primary }
+            let limit = facts.largestWholeProperty
+            if payload.byteCount > limit { return .size(size: payload.byteCount, limit: limit) }
+            let text = payload.kind != .binary || payload.withUnsafeBytes { isValidUTF8($0) }
+            return text ? nil : .notText
+        case .other:
+            return nil
         }
     }
 
@@ -159,6 +206,8 @@ extension ErrorReport {
                     + "(export it from the compositor's startup; for systemd user services: "
                     + "systemctl --user import-environment WAYLAND_DISPLAY)"
             )
+        case (.bridgeRefuses(let limit), _):
+            return (.unavailable, bridgeMessage(limit))
         case (.notBridged, _):
             return (
                 .unavailable,
@@ -178,6 +227,28 @@ extension ErrorReport {
             return (status, "\(message) (\(reason))")
         case (.backend(let underlying), _):
             return clipboard(underlying)
+        }
+    }
+
+    /// Why the compositor's XWayland bridge would not carry the copy, and what to do instead.
+    static func bridgeMessage(_ limit: ClipboardRouteError.BridgeLimit) -> String {
+        switch limit {
+        case .noX11Focus:
+            return "the X11 copy would not reach Wayland clients: this wlroots compositor (cage, or another without "
+                + "data-control) takes an X11 copy over from XWayland only while an X11 window has keyboard focus, "
+                + "and none has it (_NET_ACTIVE_WINDOW is None); focus an X11 window and copy again, or use a "
+                + "compositor with data-control (sway, KDE) where the copy needs no focus"
+        case .primary:
+            return "the X11 copy to PRIMARY would not reach Wayland clients: weston's XWayland bridge carries "
+                + "CLIPBOARD only; copy to CLIPBOARD instead (--to clipboard)"
+        case .size(let size, let limit):
+            return "the X11 copy of \(size) bytes would not reach Wayland clients whole: weston's XWayland bridge "
+                + "carries at most \(limit) bytes (one X11 property; a larger transfer arrives as its 4-byte size); "
+                + "copy at most \(limit) bytes, or write it to a file (--to stdout)"
+        case .notText:
+            return "the X11 copy would not reach Wayland clients: weston's XWayland bridge carries text only "
+                + "(UTF8_STRING, as text/plain;charset=utf-8) and these bytes are not UTF-8; write them to a file "
+                + "(--to stdout)"
         }
     }
 }

@@ -1,4 +1,5 @@
 import UserDebugKit
+import WaylandClipboard
 import X11Clipboard
 
 #if canImport(Glibc)

@@ -186,6 +186,27 @@ public protocol Clipboard: Sendable {
     /// compositor's bridge, which the caller then checks. Costs round trips: ask only where the
     /// answer matters.
     func isXWayland(timeout: Double) -> Bool?
+    /// What this backend's X server tells about the bridge of the Wayland compositor it serves,
+    /// asked within `timeout` seconds on a connection of its own (nil: no X server, it did not
+    /// answer, or it is not XWayland). Costs round trips: ask only where the answer matters.
+    func xwayland(timeout: Double) -> XWaylandFacts?
+}
+
+/// What an XWayland server tells about the compositor's bridge: what decides whether an X11 copy
+/// made there reaches Wayland clients.
+public struct XWaylandFacts: Sendable, Equatable {
+    /// Whether the compositor's window manager names an X11 window as the active one
+    /// (`_NET_ACTIVE_WINDOW`; wlroots sets None while a Wayland surface has the focus).
+    public var x11WindowFocused: Bool
+    /// The largest copy, in bytes, that the X11 backend's owner writes there as one property
+    /// (larger ones go by INCR, which some bridges do not follow).
+    public var largestWholeProperty: Int
+
+    /// Facts as the X server told them.
+    public init(x11WindowFocused: Bool, largestWholeProperty: Int) {
+        self.x11WindowFocused = x11WindowFocused
+        self.largestWholeProperty = largestWholeProperty
+    }
 }
 
 extension Clipboard {
@@ -216,4 +237,7 @@ extension Clipboard {
 
     /// Not an X server.
     public func isXWayland(timeout: Double) -> Bool? { nil }
+
+    /// Not an X server.
+    public func xwayland(timeout: Double) -> XWaylandFacts? { nil }
 }

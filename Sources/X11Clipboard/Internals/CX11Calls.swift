@@ -77,15 +77,20 @@ public import UserDebugKit
         guard status == CX11_OK else { throw error(err, stage: .connect, call: "cx11_probe") }
     }
 
-    /// `cx11_is_xwayland`.
-    static func isXWayland(display: String?, authority: String?, timeout: Double) throws(ClipboardError) -> Bool {
+    /// `cx11_xwayland`: nil when the server is not XWayland.
+    static func xwayland(display: String?, authority: String?, timeout: Double) throws(ClipboardError)
+        -> XWaylandFacts?
+    {
         var err = cx11_error()
-        var found: Int32 = 0
+        var found = cx11_xwayland_facts()
         let status = withOptionalCString(display) { d in
-            withOptionalCString(authority) { a in cx11_is_xwayland(d, a, timeout, &found, &err) }
+            withOptionalCString(authority) { a in cx11_xwayland(d, a, timeout, &found, &err) }
         }
-        guard status == CX11_OK else { throw error(err, stage: .connect, call: "cx11_is_xwayland") }
-        return found != 0
+        guard status == CX11_OK else { throw error(err, stage: .connect, call: "cx11_xwayland") }
+        guard found.is_xwayland != 0 else { return nil }
+        return XWaylandFacts(
+            x11WindowFocused: found.x11_window_focused != 0,
+            largestWholeProperty: Int(clamping: found.largest_whole_property))
     }
 
     /// `cx11_own`: returns the serving process's id.
