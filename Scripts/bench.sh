@@ -21,6 +21,11 @@
 #                               on the path it serves, interleaved: medians and their ratio, the
 #                               load average before and after (AUDIT_RUNS=100, AUDIT_LARGE_RUNS=5,
 #                               AUDIT_HOTKEY_RUNS=40; own Xvfb servers and a headless sway)
+#   Scripts/bench.sh config     copy-id --to clipboard with no config, the daemon's hotkeys file,
+#                               {"notifications":"never"} and the shipped template with hotkeys,
+#                               interleaved beside xclip, then each one's instructions (callgrind)
+#   Scripts/bench.sh owners     a 128 MiB copy from a file beside xclip, each after another
+#                               program's copy and after its own (LARGE_RUNS rounds, own Xvfb)
 #   Scripts/bench.sh before REV  the hotkey path (copy-id to stdout and to the clipboard) of REV
 #                               beside this tree's, in one run (REV built in a temporary worktree)
 set -euo pipefail
@@ -236,6 +241,74 @@ PY
   echo "|---|---|---|---|---|---|---|"
   cat "$work/audit.rows"
   echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
+
+if [[ $what == config ]]; then
+  # What a command pays for the config file it reads (issue 26): each config in its own home,
+  # the copies interleaved with xclip's on a second server (rounds rotate the order).
+  echo; echo "## copy-id --to clipboard by config file, beside xclip (own Xvfb)"
+  start_xvfb DISPLAY; export DISPLAY
+  start_xvfb display_b
+  for home in none hotkeys never full; do
+    mkdir -p "$work/$home/config" && chmod 700 "$work/$home" "$work/$home/config"
+    USERDEBUG_HOME=$work/$home "$ud" session import config/sample-session.json -q
+  done
+  cp config/hotkeys/userdebug-daemon.json "$work/hotkeys/config/config.json"
+  echo '{"notifications": "never"}' >"$work/never/config/config.json"
+  sed 's/"hotkeys": {}/"hotkeys": {"Super+Alt+I": "copy-id", "Super+Alt+J": "dump-json", "Super+Alt+M": "menu"}/' \
+    config/config.json >"$work/full/config/config.json"
+  chmod 600 "$work"/*/config/config.json
+  echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  python3 Scripts/interleave.py "$runs" \
+    "sh -c 'printf usr_8f14e45f | xclip -display $display_b -selection clipboard'" \
+    "USERDEBUG_HOME=$work/none $ud copy-id --to clipboard -q" \
+    "USERDEBUG_HOME=$work/hotkeys $ud copy-id --to clipboard -q" \
+    "USERDEBUG_HOME=$work/never $ud copy-id --to clipboard -q" \
+    "USERDEBUG_HOME=$work/full $ud copy-id --to clipboard -q"
+  echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo; echo "### instructions of the copying process (callgrind; independent of the machine's load)"
+  strip --strip-debug -o "$work/ud-symbols" "$ud"  # valgrind gives up on the static binary's debug info
+  for home in none hotkeys never full; do
+    USERDEBUG_HOME=$work/$home valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+      --log-file="$work/callgrind-$home.%p" "$work/ud-symbols" copy-id --to clipboard -q
+    echo "$home: $(cat "$work/callgrind-$home".* | awk '/Collected/ { print $4 }') instructions"
+  done
+fi
+
+if [[ $what == owners ]]; then
+  # A 128 MiB copy in the states a user meets: after another program's copy (xclip's) and after
+  # its own 128 MiB copy (our owner, or xclip's, holding the last one). Wall, system time, peak RSS.
+  echo; echo "## 128 MiB copy by owner state (LARGE_RUNS=${LARGE_RUNS:-5} rounds, interleaved)"
+  start_xvfb DISPLAY; export DISPLAY
+  mkdir -p "$work/owners" && chmod 700 "$work/owners"
+  export USERDEBUG_HOME=$work/owners
+  (set +o pipefail; head -c $((100 * 1024 * 1024)) /dev/urandom | base64 -w 0 | head -c $((128 * 1024 * 1024)) > "$work/big")
+  echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  : >"$work/owners.tsv"
+  for round in $(seq "${LARGE_RUNS:-5}"); do
+    for tool in userdebug xclip; do
+      if [[ $tool == xclip ]]; then copy="xclip -selection clipboard < $work/big"; else copy="$ud copy -q < $work/big"; fi
+      for state in "after xclip" "after its own"; do
+        if [[ $state == "after xclip" ]]; then printf other | xclip -selection clipboard; else sh -c "$copy"; fi
+        sleep 0.3
+        /usr/bin/time -f '%e\t%S\t%M' -o "$work/rss" sh -c "$copy"
+        printf '%s\t%s\t%s\n' "$tool" "$state" "$(tail -1 "$work/rss")" >>"$work/owners.tsv"
+      done
+    done
+  done
+  echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  python3 - "$work/owners.tsv" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    tool, state, wall, system, kib = line.rstrip("\n").split("\t")
+    rows.setdefault((tool, state), []).append((float(wall), float(system), int(kib)))
+print("| command | state | median wall | largest wall | median system | median peak RSS | runs |")
+print("|---|---|---|---|---|---|---|")
+for (tool, state), runs in rows.items():
+    print(f"| {tool} | {state} | {statistics.median(r[0] for r in runs):.2f} s | {max(r[0] for r in runs):.2f} s "
+          f"| {statistics.median(r[1] for r in runs):.2f} s | {statistics.median(r[2] for r in runs) / 1024:.1f} MiB | {len(runs)} |")
+PY
 fi
 
 if [[ $what == large ]]; then

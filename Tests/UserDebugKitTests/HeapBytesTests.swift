@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func aRegularFileIsReadWholeAndCheckedForUTF8AcrossItsReads() throws {
-        // 5 MiB and more (huge pages past the first 2 MiB); the 1-byte prefix makes 4-byte
+        // 5 MiB and more (several 2 MiB units of the mapping); the 1-byte prefix makes 4-byte
         // characters straddle every 1 MiB read.
         let text = Array(("a" + String(repeating: "😀", count: 1_400_000)).utf8)
         for (bytes, valid) in [(text, true), (text + [0xFF], false), (Array(text.dropLast()), false)] {

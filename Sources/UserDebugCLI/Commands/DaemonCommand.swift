@@ -46,7 +46,7 @@ enum DaemonCommand {
 
     /// `--check`: the bindings, resolved against the display's keyboard when one answers.
     static func check(_ invocation: Invocation) throws {
-        let config = try invocation.config()
+        let config = try invocation.configWithHotkeys()
         var text = ""
         if config.hotkeys.isEmpty { text += "no hotkeys in \(invocation.paths.configFile)\n" }
         var keys: X11Keys? = nil
@@ -109,7 +109,7 @@ enum DaemonCommand {
 
     /// Everything up to the loop: the config, the lock, the X connections, the grabs.
     private static func prepare(_ invocation: Invocation) throws -> (Daemon, DaemonLock) {
-        let config = try invocation.config()
+        let config = try invocation.configWithHotkeys()
         guard let display = invocation.variable("DISPLAY"), !display.isEmpty else {
             throw CommandError(.unavailable, inWaylandSession(invocation) ? noDisplayOnWayland : noDisplay)
         }

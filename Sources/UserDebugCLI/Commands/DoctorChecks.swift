@@ -78,7 +78,7 @@ struct DoctorHealth {
     static func config(_ invocation: Invocation) -> (DoctorCheck, Config) {
         let path = invocation.paths.configFile
         do throws(ConfigError) {
-            let config = try invocation.config()
+            let config = try invocation.configWithHotkeys()
             let sections = sectionsInForce(path)
             let detail =
                 sections.isEmpty

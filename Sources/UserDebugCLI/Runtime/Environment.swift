@@ -34,6 +34,9 @@ final class Invocation: @unchecked Sendable {
     private let givenEnvironment: [String: String]?
     private var fullEnvironment: [String: String]?
     private var loadedConfig: Config?
+    /// Whether `loadedConfig` holds every section (`configWithHotkeys`), not only those
+    /// `config()` reads.
+    private var loadedEveryConfigSection = false
     private var readStore: SessionStore?
     private var writeStore: SessionStore?
     /// Whether the process exits right after this command (the CLI); the daemon, which runs
@@ -171,16 +174,33 @@ final class Invocation: @unchecked Sendable {
         return built
     }
 
-    /// The config file, or the defaults when there is none.
+    /// The config file, or the defaults when there is none, without the sections only a few
+    /// commands read (`Config.sectionsReadOnDemand`: its `hotkeys` stay empty and unchecked;
+    /// docs/files.md says what a broken one gets). Commands that use the hotkeys call
+    /// `configWithHotkeys()`.
     func config() throws(ConfigError) -> Config {
         if let loadedConfig { return loadedConfig }
-        let config = try Config.load(path: paths.configFile)
+        let config = try Config.load(path: paths.configFile, skipping: Config.sectionsReadOnDemand)
         loadedConfig = config
         return config
     }
 
-    /// Uses `config` instead of reading the file (the daemon keeps the last good one).
-    func use(config: Config) { loadedConfig = config }
+    /// The config file with every section read and checked: for the daemon, `daemon --check`
+    /// and `doctor`, which use the hotkeys (a broken `hotkeys` section fails them, exit 78).
+    func configWithHotkeys() throws(ConfigError) -> Config {
+        if let loadedConfig, loadedEveryConfigSection { return loadedConfig }
+        let config = try Config.load(path: paths.configFile)
+        loadedConfig = config
+        loadedEveryConfigSection = true
+        return config
+    }
+
+    /// Uses `config` instead of reading the file (the daemon keeps the last good one; doctor
+    /// the defaults when the file is broken): it stands for every section.
+    func use(config: Config) {
+        loadedConfig = config
+        loadedEveryConfigSection = true
+    }
 
     /// The store opened for reading; never creates one.
     func storeForReading() throws -> SessionStore {

@@ -118,6 +118,8 @@ extension Config {
     /// may never hold one (every local user can read another process's arguments), nor anything
     /// that can carry one: only `ActionTemplate.argumentPlaceholders` are allowed there.
     static func checkActionSecrets(_ config: Config, _ reader: ConfigReader) throws(ConfigError) {
+        // The policy is built only for actions to check: building it is most of a small file's cost.
+        if config.actions.isEmpty { return }
         let policy = config.redactionPolicy
         let allowed = ActionTemplate.argumentPlaceholders.map { "{{\($0)}}" }.joined(separator: ", ")
         for (index, action) in config.actions.enumerated() {

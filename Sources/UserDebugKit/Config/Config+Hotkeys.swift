@@ -30,6 +30,7 @@ extension Config {
     /// built-in action, an action of the file, or one of the backend section (known only once it
     /// is fetched, so any `backend.` id passes here).
     static func checkHotkeyActions(_ config: Config, _ reader: ConfigReader) throws(ConfigError) {
+        if config.hotkeys.isEmpty { return }
         let known = Set(
             [HotkeyBinding.menuAction] + UserActionProvider.actionIDs + ResponseLogProvider.actionIDs
                 + config.actions.map(\.id))

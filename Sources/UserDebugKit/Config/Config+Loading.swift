@@ -7,28 +7,40 @@ extension Config {
 
     /// Loads `path`. A missing file, or one holding only comments and whitespace, gives
     /// `defaults`; anything present but wrong is an error naming the file, line, column and key.
-    public static func load(path: String) throws(ConfigError) -> Config {
+    /// `skipping` names sections left unread (see `parse`).
+    public static func load(path: String, skipping: [String] = []) throws(ConfigError) -> Config {
         guard let bytes = try readFile(path) else { return .defaults }
-        return try parse(bytes, file: path)
+        return try parse(bytes, file: path, skipping: skipping)
     }
+
+    /// The sections that only a few commands read (`hotkeys`: the daemon, `daemon --check`,
+    /// `doctor`, `setup`), which every other command leaves unread and unchecked: reading the
+    /// hotkeys means parsing the keysym table, 25 times the work of the rest of a `copy-id`.
+    /// (An array: the first `Set<String>` in a process costs a `copy-id` a quarter of its
+    /// instructions, the runtime searching the binary for its `Hashable` conformance.)
+    public static let sectionsReadOnDemand = ["hotkeys"]
 
     /// Reads config text as `load` reads a file's (blank or all comments: the defaults); `file`
     /// names it in errors.
+    /// A section named in `skipping` is not read: it keeps its defaults, and nothing inside it
+    /// is checked (the file must still be JSON, and its top-level keys known sections).
     /// - Throws: `ConfigError` at the first problem: JSON syntax, an unknown key, a value of the
     ///   wrong kind, a secret placeholder in a command argument, or one in a template without
     ///   `"secret": true`.
-    public static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> Config {
+    public static func parse(_ bytes: [UInt8], file: String, skipping: [String] = []) throws(ConfigError)
+        -> Config
+    {
         if isBlank(bytes) { return .defaults }
-        let parsed: (value: JSONValue, sourceMap: JSONSourceMap)
+        let parsed: JSONValue
         do {
-            parsed = try JSONParser(allowsComments: true).parseWithSourceMap(bytes)
+            parsed = try JSONParser(allowsComments: true).parse(bytes)
         } catch {
             throw ConfigError(file: file, line: error.line, column: error.column, message: error.reason)
         }
-        let reader = ConfigReader(file: file, sourceMap: parsed.sourceMap)
-        let root = try reader.members(parsed.value, at: "", known: sections.map(\.name) + ignoredTopLevelKeys)
+        let reader = ConfigReader(file: file, bytes: bytes)
+        let root = try reader.members(parsed, at: "", known: sections.map(\.name) + ignoredTopLevelKeys)
         var config = Config.defaults
-        for section in sections {
+        for section in sections where !skipping.contains(section.name) {
             guard let value = root[section.name] else { continue }
             try section.read(&config, value, reader)
         }

@@ -6,10 +6,13 @@
 ///
 /// The block is a private anonymous mapping reserved for the whole limit at once (address space
 /// only: a page costs memory when a byte is read into it), so it never grows by moving or
-/// copying. Past its first 2 MiB it asks for transparent huge pages: 128 MiB is then 64 page
-/// faults instead of 32,768, and the fork of the process that serves it copies 64 page-table
-/// entries instead of 32,768 (and exiting unmaps as few). The bytes are checked for UTF-8 as
-/// they are read, a chunk at a time while it is still in the cache, not in a second pass.
+/// copying. It stays in ordinary pages: with transparent huge pages (`MADV_HUGEPAGE`, tried in
+/// 69599d2) the fork and the unmapping are cheaper, but where freed huge pages go back to a
+/// hypervisor (virtio-balloon free page reporting, as on our 2-core VM) every new one is zeroed
+/// at the host's pace: 128 MiB read in 2.4–3.1 s instead of 0.5–0.7 s in consecutive runs, the
+/// usual second copy 0.3–13 s instead of xclip's 0.1–0.5 s (issue 26). The bytes are checked
+/// for UTF-8 as they are read, a chunk at a time while it is still in the cache, not in a
+/// second pass.
 /// When the process may not reserve that much (`ulimit -v`), smaller reservations are tried, and
 /// an input that outgrows the one it got stops the reading with `.outOfMemory`, a value a
 /// caller reports, where an `Array` would trap. Immutable once read; the last reference unmaps it.
@@ -51,7 +54,6 @@ package final class HeapBytes: @unchecked Sendable {
     package static func read(_ fd: FileDescriptor, limit: Int) throws(ReadError) -> HeapBytes {
         let expected = expectedSize(fd)
         var block = try Block(reserving: limit + 1, atLeast: min(expected.map { $0 + 1 } ?? 1 << 16, limit + 1))
-        if expected.map({ $0 >= Block.hugePage * 2 }) ?? true { block.adviseHugePages() }
         var check = UTF8ChunkCheck()
         do throws(ReadError) {
             while true {
@@ -125,12 +127,6 @@ package final class HeapBytes: @unchecked Sendable {
         static func rounded(_ size: Int) -> Int {
             let unit = size >= hugePage ? hugePage : page
             return (size + unit - 1) / unit * unit
-        }
-
-        /// Huge pages past the first 2 MiB: a small input stays in small pages.
-        func adviseHugePages() {
-            guard mapped > Self.hugePage else { return }
-            _ = madvise(base + Self.hugePage, mapped - Self.hugePage, Int32(MADV_HUGEPAGE))
         }
 
         /// Hands back the address space past the last huge page read into.
