@@ -42,12 +42,15 @@ int ud_wait_fd(int fd, short events, double deadline);
  *   UNSUPPORTED  the request cannot be done here
  *   FAILED       a system call or the display protocol failed
  *   NO_OWNER     reading: the selection has no owner
+ *   TOO_SLOW     reading: the owner sent, but the whole read passed its overall deadline (an
+ *                owner that trickles its bytes; see UD_PASTE_RATE)
  */
 #define UD_STATUS_VALUES(prefix)                                                                  \
     prefix##_OK = 0, prefix##_NO_DISPLAY = 1, prefix##_TIMED_OUT = 2, prefix##_NOT_OWNER = 3,      \
-    prefix##_NO_CONTENT = 4, prefix##_UNSUPPORTED = 5, prefix##_FAILED = 6, prefix##_NO_OWNER = 7
+    prefix##_NO_CONTENT = 4, prefix##_UNSUPPORTED = 5, prefix##_FAILED = 6, prefix##_NO_OWNER = 7, \
+    prefix##_TOO_SLOW = 8
 /* The first value a backend may add to its own outcomes. */
-#define UD_STATUS_BACKEND 8
+#define UD_STATUS_BACKEND 9
 /* CLIPBOARD, PRIMARY. */
 #define UD_SELECTION_VALUES(prefix) prefix##_CLIPBOARD = 0, prefix##_PRIMARY = 1
 

@@ -39,14 +39,10 @@ extern "C" {
  * (another client won, or refused); CWL_NO_CONTENT: reading, the owner does not offer the
  * requested type; CWL_UNSUPPORTED: the compositor offers no data-control protocol (or none with
  * the primary selection); CWL_FAILED: a system call (fork, pipe, malloc) or the Wayland protocol
- * failed; CWL_NO_OWNER: reading, the selection is empty (no client owns it).
+ * failed; CWL_NO_OWNER: reading, the selection is empty (no client owns it); CWL_TOO_SLOW:
+ * reading, the owner's bytes came too slowly for the whole read's deadline (cwl_paste's `total`).
  */
-typedef enum cwl_status {
-    UD_STATUS_VALUES(CWL),
-    /* Reading: the owner sent, but the whole read passed its overall deadline (cwl_paste's
-     * `total`): an owner that trickles its bytes. */
-    CWL_TOO_SLOW = UD_STATUS_BACKEND,
-} cwl_status;
+typedef enum cwl_status { UD_STATUS_VALUES(CWL) } cwl_status;
 
 /* What went wrong; filled by every call that does not return CWL_OK: status, sys_errno
  * (errno of the failing system call, or 0), message (NUL-terminated, one line). */

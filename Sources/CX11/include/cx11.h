@@ -23,8 +23,7 @@ extern "C" {
 #endif
 
 /*
- * Outcome of a call (UD_STATUS_VALUES, the list of every backend, and one of X11's own; here
- * they mean): CX11_OK; CX11_NO_DISPLAY: DISPLAY unset or unparsable, nothing listening,
+ * Outcome of a call (UD_STATUS_VALUES, the list of every backend; here they mean): CX11_OK; CX11_NO_DISPLAY: DISPLAY unset or unparsable, nothing listening,
  * connection refused, setup rejected, or the server silent past the deadline while connecting
  * (sys_errno ETIMEDOUT then); CX11_TIMED_OUT: a deadline passed once connected (the selection
  * owner or the server did not answer); CX11_NOT_OWNER: SetSelectionOwner did not make us the
@@ -32,14 +31,10 @@ extern "C" {
  * owner, or the owner refused the target; CX11_UNSUPPORTED: the request cannot be expressed
  * (e.g. a target name that is empty); CX11_FAILED: a system call (fork, pipe, malloc) or the X
  * protocol failed; CX11_NO_OWNER: reading, the selection has no owner at all (as opposed to a
- * refused target).
+ * refused target); CX11_TOO_SLOW: reading, an INCR owner trickled its chunks past the whole
+ * read's deadline (cx11_paste_times.total).
  */
-typedef enum cx11_status {
-    UD_STATUS_VALUES(CX11),
-    /* Reading: the owner answered, but the whole read passed its overall deadline (see
-     * cx11_paste_times.total): an INCR owner that trickles its chunks. */
-    CX11_TOO_SLOW = UD_STATUS_BACKEND,
-} cx11_status;
+typedef enum cx11_status { UD_STATUS_VALUES(CX11) } cx11_status;
 
 /* What went wrong; filled by every call that does not return CX11_OK: status, sys_errno
  * (errno of the failing system call, or 0), message (NUL-terminated, one line). */
