@@ -53,6 +53,42 @@ import Testing
 
     /// The streamed HAR reader gives what the whole-document import gives (the first byte of a
     /// fuzz input chooses the pieces, so it is left out here).
+    /// The inputs the long campaign (`Scripts/fuzz.sh --long`) failed on, with the target's own
+    /// property: the HAR read in pieces of `input[0] + 1` bytes reports the syntax error the whole
+    /// parse reports, and a curl trace with any time in it reads alike in pieces and whole.
+    @Test func theLongCampaignsFindingsHoldTheirTargetsProperties() throws {
+        for (name, input) in try Self.inputs("har") where name.hasPrefix("regression-long") {
+            let file = Array(input.dropFirst())
+            var wholeError: JSONParseError?
+            do { _ = try JSONParser().parse(file) } catch { wholeError = error }
+            var streamedError: JSONParseError?
+            do {
+                _ = try HARStreamTests.stream(file, pieceSize: Int(input[0]) + 1)
+            } catch let error as JSONParseError {
+                streamedError = error
+            } catch {}
+            #expect(
+                wholeError != nil && wholeError == streamedError,
+                "\(name): \(String(describing: wholeError)) vs \(String(describing: streamedError))")
+        }
+        for (name, input) in try Self.inputs("curltrace") where name.hasPrefix("regression-long") {
+            let trace = Array(input.dropFirst())
+            let whole = CurlTrace(trace)
+            var reader = CurlTrace.Reader()
+            var start = 0
+            while start < trace.count {
+                let end = min(start + Int(input[0]) + 1, trace.count)
+                reader.consume(trace[start..<end])
+                start = end
+            }
+            let pieces = reader.finish()
+            #expect(
+                pieces.exchanges == whole.exchanges && pieces.unanswered == whole.unanswered,
+                "\(name): \(whole) vs \(pieces)")
+            #expect(whole.exchanges.allSatisfy { $0.duration.isFinite && $0.startOffset.isFinite }, "\(name): \(whole)")
+        }
+    }
+
     @Test func everyHARInputStreamsAsItImportsWhole() throws {
         for (name, input) in try Self.inputs("har") {
             let file = Array(input.dropFirst())

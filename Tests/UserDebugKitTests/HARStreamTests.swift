@@ -27,9 +27,26 @@ import Testing
 
     /// Runs the streamed reader over `bytes`: through a pipe (as `response import -` does) when
     /// the pipe holds them, else from a file.
-    static func stream(_ bytes: [UInt8], limit: Int = .max) throws -> (count: Int, entries: [HARImport.Entry]) {
+    static func stream(_ bytes: [UInt8], limit: Int = .max, pieceSize: Int? = nil) throws -> (
+        count: Int, entries: [HARImport.Entry]
+    ) {
         let read: FileDescriptor
-        if bytes.count < 32 * 1024 {
+        if let pieceSize {
+            // A SOCK_SEQPACKET pair: each read returns exactly one piece, as in the fuzz target.
+            var pair: [Int32] = [0, 0]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair) == 0)
+            var bufferSize: Int32 = 1 << 22
+            setsockopt(pair[1], SOL_SOCKET, SO_SNDBUF, &bufferSize, 4)
+            var start = 0
+            while start < bytes.count {
+                let end = min(start + pieceSize, bytes.count)
+                let sent = bytes[start..<end].withUnsafeBytes { send(pair[1], $0.baseAddress, $0.count, 0) }
+                #expect(sent == end - start)
+                start = end
+            }
+            close(pair[1])
+            read = FileDescriptor(pair[0])
+        } else if bytes.count < 32 * 1024 {
             let (output, input) = try FileDescriptor.pipe()
             try input.writeAll(bytes)
             close(input.rawValue)

@@ -156,7 +156,11 @@ public struct CurlTrace: Sendable {
         func number(_ range: Range<Int>) -> Double? {
             Double(String(decoding: line[(base + range.lowerBound)..<(base + range.upperBound)], as: UTF8.self))
         }
-        guard let hours = number(0..<2), let minutes = number(3..<5), let seconds = number(6..<15) else { return nil }
+        // Only a time of day: `21.e41554` is a Double too (infinite), which made an exchange's
+        // offset and duration NaN (found by `Scripts/fuzz.sh --long`).
+        guard let hours = number(0..<2), let minutes = number(3..<5), let seconds = number(6..<15),
+            (0..<24).contains(hours), (0..<60).contains(minutes), (0..<61).contains(seconds)
+        else { return nil }
         return (hours * 3600 + minutes * 60 + seconds, line[(base + 16)...])
     }
 
