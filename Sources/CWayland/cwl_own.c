@@ -64,7 +64,14 @@ cwl_status cwl_owner_take(cwl_owner *w, double deadline, cwl_error *err) {
     if (!cwl_session_offer_is_ours(&w->s, current))
         return cwl_fail(err, CWL_NOT_OWNER, 0, "the compositor shows another %s than ours",
                         w->o.selection == CWL_PRIMARY ? "primary selection" : "selection");
-    return CWL_OK;
+    /* What came in the same read as the confirmation (a reader asking the moment the selection
+     * is ours, as clipboard managers do) is handled now: left in the buffer, it would never be
+     * seen by the serving loop, which waits on the socket. */
+    cwl_msg m;
+    int got;
+    while ((got = cwl_next(c, 0, &m, err)) > 0)
+        if ((st = cwl_owner_event(w, c, &m, err)) != CWL_OK) return st;
+    return got < 0 ? err->status : CWL_OK;
 }
 
 static cwl_status fork_server(cwl_owner *w, pid_t *owner_pid, cwl_error *err) {

@@ -2,7 +2,7 @@
 """A minimal Wayland compositor that offers only what data-control clients need.
 
     data_control_compositor.py SOCKET --log LOGFILE [--ext] [--wlr] [--wlr-version N] [--late-sends]
-                               [--trickle SECONDS]
+                               [--trickle SECONDS] [--eager-reads]
 
 No Debian 12 compositor offers ext_data_control_manager_v1 (sway 1.7 offers only
 zwlr_data_control_manager_v1), so the tests run clients against this one. Written from the
@@ -31,6 +31,12 @@ current one (LABEL current), reads each pipe and logs it, then sends the held de
 --trickle plays a selection owner that sends its content too slowly: a reader's `receive` is not
 forwarded to the source; the compositor writes `{` into the reader's pipe every 0.3 s for SECONDS,
 then closes it (a reader without an overall deadline waits all that time, then gets the bytes).
+
+--eager-reads plays a clipboard manager that reads each new CLIPBOARD selection at once: right
+after the reply to the next wl_display.sync of the client that set it (the round trip by which a
+client confirms its copy), in the same flush, it sends `send` (text/plain;charset=utf-8) to the
+new source, so the request reaches the client in the same socket read as that reply. A thread
+reads the pipe and logs `eager SOURCE STATUS LENGTH HEX` (STATUS eof, or timeout after 5 s).
 
 Exits on SIGTERM (or SIGINT), closing every client and removing its socket.
 """
@@ -162,6 +168,7 @@ class Compositor:
         self.selector = selectors.DefaultSelector()
         self.late_sends, self.held, self.history, self.probe_wanted = options.late_sends, [], [], False
         self.trickle = options.trickle
+        self.eager_reads, self.eager_pending = options.eager_reads, {}  # client -> source set last
 
     def log(self, line):
         self.log_file.write(line + "\n")
@@ -194,6 +201,9 @@ class Compositor:
             self.new_object(client, new_id, Obj("callback"))
             client.send(new_id, 0, 0)
             self.destroy(client, new_id)
+            source = self.eager_pending.pop(client, None)
+            if source is not None and source in client.objects:
+                self.eager_read(client, source)
         elif opcode == 1:  # get_registry
             self.new_object(client, new_id, Obj("registry"))
             for name, (interface, version) in sorted(self.globals.items()):
@@ -256,6 +266,8 @@ class Compositor:
                 raise ProtocolError(oid, 1, "source given to set_selection was used before")  # used_source
             source.used = True
         self.set_selection(PRIMARY if opcode == 2 else CLIPBOARD, (client, source_id) if source_id else None)
+        if self.eager_reads and opcode == 0 and source_id:
+            self.eager_pending[client] = source_id
         return True
 
     def on_source(self, client, oid, obj, opcode, args):
@@ -316,6 +328,17 @@ class Compositor:
         for which, owner in self.selection.items():
             if owner == (client, source_id):
                 self.set_selection(which, None)
+
+    def eager_read(self, client, source):
+        """--eager-reads: `send` to the source just set, queued behind the sync's reply."""
+        read_end, write_end = os.pipe()
+        client.send(source, 0, "text/plain;charset=utf-8", fd=write_end)
+
+        def read_and_log():
+            data, status = read_to_end(read_end, 5)
+            self.log(f"eager {source} {status} {len(data)} {data.hex() or '-'}")
+
+        threading.Thread(target=read_and_log, daemon=True).start()
 
     def probe(self):
         """--late-sends, on SIGUSR1: `send` to the oldest CLIPBOARD source, then to the current one."""
@@ -471,6 +494,7 @@ def main():
     parser.add_argument("--wlr", action="store_true", help="offer zwlr_data_control_manager_v1")
     parser.add_argument("--wlr-version", type=int, default=2)
     parser.add_argument("--late-sends", action="store_true", help="hold sources' delete_id; SIGUSR1 probes (see above)")
+    parser.add_argument("--eager-reads", action="store_true", help="read each new selection at once (see above)")
     parser.add_argument("--trickle", type=float, help="answer every receive with a byte per 0.3 s for this long")
     options = parser.parse_args()
     path = options.socket

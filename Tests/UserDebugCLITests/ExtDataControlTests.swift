@@ -32,10 +32,11 @@ final class DataControlCompositor: @unchecked Sendable {
     /// runtime directory to listen in (removed at `stop`), else a fresh one (0700); `account`: the
     /// user it runs as, else ours; `lateSends`: hold sources' delete_id and probe on `probe()` (see
     /// the script's --late-sends); `trickle`: answer each read with a byte every 0.3 s for that many
-    /// seconds (the script's --trickle).
+    /// seconds (the script's --trickle); `eagerReads`: read each new selection in the same socket
+    /// read as the reply that confirms it (the script's --eager-reads).
     init(
         ext: Bool, wlr: Bool, wlrVersion: Int = 2, directory: String? = nil, account: TestUser.Account? = nil,
-        lateSends: Bool = false, trickle: Double? = nil
+        lateSends: Bool = false, trickle: Double? = nil, eagerReads: Bool = false
     ) throws {
         if let directory {
             runtimeDir = directory
@@ -52,6 +53,7 @@ final class DataControlCompositor: @unchecked Sendable {
         let flags =
             (ext ? ["--ext"] : []) + (wlr ? ["--wlr", "--wlr-version", String(wlrVersion)] : [])
             + (lateSends ? ["--late-sends"] : []) + (trickle.map { ["--trickle", String($0)] } ?? [])
+            + (eagerReads ? ["--eager-reads"] : [])
         do {
             process = try Spawned.start(
                 (account.map(TestUser.runningAs) ?? []) + ["/usr/bin/python3", Self.script, socket, "--log", logPath]
@@ -204,6 +206,25 @@ final class DataControlCompositor: @unchecked Sendable {
         #expect(run.stderr.contains("clipboard.pasteDeadlineSeconds"), "\(run)")
         // `paste` to a pipe writes the bytes as they come: what the owner sent, nothing else.
         #expect(run.stdout.allSatisfy { $0 == UInt8(ascii: "{") }, "\(run)")
+    }
+
+    /// A reader that asks the moment the selection is ours, as a clipboard manager does: its
+    /// request reaches our copy in the same socket read as the reply confirming the copy
+    /// (`--eager-reads`). The value must reach it, from a new owner and from the resident one
+    /// a second copy is handed to; it was left unread in the buffer (an empty value from a new
+    /// owner, a reader waiting for ever on the resident one; found by `Scripts/bench.sh readable`).
+    @Test func aReaderAskingTheMomentTheCopyIsConfirmedGetsTheValue() throws {
+        let compositor = try DataControlCompositor(ext: true, wlr: false, eagerReads: true)
+        defer { compositor.stop() }
+        func eagerReads() -> [String] { compositor.logLines.filter { $0.hasPrefix("eager ") } }
+        try home.ok(["copy-id", "--to", "clipboard"], extraEnvironment: compositor.clientEnvironment)
+        _ = eventually(timeout: 10) { eagerReads().count == 1 }
+        #expect(eagerReads().first?.hasSuffix(" eof 5 7573725f31") == true, "\(compositor.logLines)")
+        try home.ok(["session", "set", "--id", "usr_2", "--name", "Bo"])
+        try home.ok(["copy-id", "--to", "clipboard"], extraEnvironment: compositor.clientEnvironment)
+        _ = eventually(timeout: 10) { eagerReads().count == 2 }
+        #expect(eagerReads().last?.hasSuffix(" eof 5 7573725f32") == true, "\(compositor.logLines)")
+        #expect(servingOwner(compositor) != nil, "the second copy went to the owner already serving")
     }
 
     @Test func copyIdBindsExtAndIsReadThroughZwlr() throws {
