@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Wayland copies by time-until-readable (issue 26, item 4). A benchmark: it asserts nothing.
 
-    readable_bench.py USERDEBUG ROUNDS [--reader listen|poll] [--settle SECONDS]
+    readable_bench.py USERDEBUG ROUNDS [--reader listen|poll] [--settle SECONDS] [--unchanged]
 
 Runs against the compositor named by WAYLAND_DISPLAY / XDG_RUNTIME_DIR (which must offer
 zwlr_data_control_manager_v1), with USERDEBUG_HOME holding a current session.
@@ -14,6 +14,9 @@ moment the copy command is started, when a reader first gets that value:
   wl-copy VALUE                                   (the value as its argument)
   userdebug copy-id --to clipboard -q             (after `userdebug session set --id VALUE`, untimed)
   userdebug copy -q                               (VALUE on standard input, a pipe from this script)
+  userdebug copy-id --to clipboard -q             (--unchanged: the session unchanged, the same text in
+                                                   a new source; listen only, as a poll cannot tell it
+                                                   from the old; ambiguous once a read stalls)
 
 Every round runs each once, the starting contestant rotating, with --settle seconds (0.05)
 between copies. Readers:
@@ -273,6 +276,12 @@ def row(values):
     return f"{statistics.median(values):7.2f} ({p10:6.2f}–{p90:6.2f})"
 
 
+def initial_id():
+    """The current session's identifier, as copy-id prints it."""
+    ud = sys.argv[1]
+    return subprocess.run([ud, "copy-id", "--to", "stdout"], capture_output=True, text=True, check=True).stdout.strip()
+
+
 def load():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
@@ -283,6 +292,7 @@ def main():
     parser.add_argument("rounds", type=int)
     parser.add_argument("--reader", choices=("listen", "poll"), default="listen")
     parser.add_argument("--settle", type=float, default=0.05)
+    parser.add_argument("--unchanged", action="store_true", help="also copy-id with the session unchanged")
     args = parser.parse_args()
     ud = args.userdebug
     runtime, display = os.environ["XDG_RUNTIME_DIR"], os.environ["WAYLAND_DISPLAY"]
@@ -306,8 +316,18 @@ def main():
     def copy(value):
         return [ud, "copy", "-q"], value.encode(), None
 
+    # The session's id as the last `session set` left it: copy-id with the store unchanged (its
+    # session copy fresh) puts up a new source with the same text; the listener reads each new
+    # selection, so its read of that text after the command's start counts.
+    current_id = [initial_id()]
+
+    def copy_id_unchanged(value):
+        return [ud, "copy-id", "--to", "clipboard", "-q"], None, None
+
     contestants = [("wl-copy VALUE", wl_copy), ("userdebug copy-id", copy_id), ("userdebug copy < pipe", copy)]
-    results = {name: {"command": [], "event": [], "readable": []} for name, _ in contestants}
+    if args.unchanged and args.reader == "listen":
+        contestants.append(("userdebug copy-id, session unchanged", copy_id_unchanged))
+    results = {name: {"command": [], "event": [], "readable": [], "first": []} for name, _ in contestants}
     missed = {name: 0 for name, _ in contestants}
     empty_first = {name: 0 for name, _ in contestants}
     print(f"reader: {args.reader}; {args.rounds} rounds, contestants rotating; settle {args.settle} s; "
@@ -316,7 +336,11 @@ def main():
         order = contestants[round_ % len(contestants) :] + contestants[: round_ % len(contestants)]
         for name, make in order:
             value = f"rb-{stamp}-{round_}-{name.split()[0 if name.startswith('wl') else 1]}"
+            if make is copy_id_unchanged:
+                value = current_id[0]
             argv, stdin, prepare = make(value)
+            if make is copy_id:
+                current_id[0] = value
             if prepare:
                 subprocess.run(prepare, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             since = len(seen.entries)
@@ -337,6 +361,8 @@ def main():
                 results[name]["event"].append(entry[0] - start)
                 results[name]["readable"].append(entry[1] - start)
                 empty_first[name] += entry[3] == ""
+                if entry[3] == value:
+                    results[name]["first"].append(entry[1] - start)
             time.sleep(args.settle)
     if reader.error:
         print(f"readable_bench: the reader failed: {reader.error}", file=sys.stderr)
@@ -345,18 +371,20 @@ def main():
 
     event_label = "selection event" if args.reader == "listen" else "that poll started"
     print()
-    print(f"| contestant | command returns (ms) | {event_label} (ms) | readable (ms) | first read empty | missed |")
-    print("|---|---|---|---|---|---|")
+    print(f"| contestant | command returns (ms) | {event_label} (ms) | readable (ms) | readable, first read had it (ms) "
+          "| first read empty | over 1 s | missed |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, _ in contestants:
         r = results[name]
-        print(f"| `{name}` | {row(r['command'])} | {row(r['event'])} | {row(r['readable'])} | {empty_first[name]} | {missed[name]} |")
+        print(f"| `{name}` | {row(r['command'])} | {row(r['event'])} | {row(r['readable'])} | {row(r['first'])} | {empty_first[name]} "
+              f"| {sum(ms > 1000 for ms in r['readable'])} | {missed[name]} |")
     print("(medians, p10–p90 in parentheses, from the copy command's start; 'first read empty': the")
     print("reader's first `receive` of the new offer got end-of-file with no bytes, then a retry got the value)")
     if isinstance(reader, Poller) and reader.durations:
         print(f"poll granularity: a `wl-paste -n` takes median {statistics.median(reader.durations):.2f} ms "
               f"({len(reader.durations)} polls); 'readable' is late by up to one poll")
     base = results["wl-copy VALUE"]
-    for name in ("userdebug copy-id", "userdebug copy < pipe"):
+    for name, _ in contestants[1:]:
         r = results[name]
         if r["readable"] and base["readable"]:
             print(f"{name} ÷ wl-copy: readable {statistics.median(r['readable']) / statistics.median(base['readable']):.2f}×, "
