@@ -26,6 +26,11 @@
 #                               interleaved beside xclip, then each one's instructions (callgrind)
 #   Scripts/bench.sh owners     a 128 MiB copy from a file beside xclip, each after another
 #                               program's copy and after its own (LARGE_RUNS rounds, own Xvfb)
+#   Scripts/bench.sh readable   Wayland copies by time-until-readable: wl-copy, copy-id and copy, from the
+#                               command's start until a data-control listener has read the new value
+#                               (Scripts/bench/readable_bench.py), on a headless sway and KWin; then the
+#                               same on sway with a wl-paste -n polling reader (READABLE_ROUNDS=50,
+#                               READABLE_POLL_ROUNDS=20)
 #   Scripts/bench.sh before REV  the hotkey path (copy-id to stdout and to the clipboard) of REV
 #                               beside this tree's, in one run (REV built in a temporary worktree)
 set -euo pipefail
@@ -98,6 +103,49 @@ start_sway() { # a headless sway as userdebug-test (sway refuses root); exports 
   export WAYLAND_DISPLAY
   unset DISPLAY
 }
+
+start_kwin() { # a virtual KWin (no XWayland) as userdebug-test, as start_sway; 1 if it did not start
+  id userdebug-test >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin userdebug-test
+  local uid gid dir
+  uid=$(id -u userdebug-test)
+  gid=$(id -g userdebug-test)
+  dir=$(mktemp -d /tmp/userdebug-bench-kwin.XXXXXX)
+  sway_dirs+=("$dir")
+  chown "$uid:$gid" "$dir"
+  chmod 700 "$dir"
+  # A copy has no file capability (exec of the original fails with EPERM in a container).
+  cp /usr/bin/kwin_wayland "$dir/kwin_wayland"
+  chmod 755 "$dir/kwin_wayland"
+  env -i PATH=/usr/bin:/bin HOME="$dir" XDG_RUNTIME_DIR="$dir" LANG=C.UTF-8 \
+    setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$dir/kwin_wayland" --virtual --socket wayland-ud \
+    --no-lockscreen --no-global-shortcuts --no-kactivities >"$dir/kwin.log" 2>&1 &
+  sway_pids+=($!)
+  disown
+  for _ in $(seq 300); do [[ -S $dir/wayland-ud ]] && break; sleep 0.05; done
+  [[ -S $dir/wayland-ud ]] || return 1
+  export XDG_RUNTIME_DIR=$dir WAYLAND_DISPLAY=wayland-ud
+  unset DISPLAY
+}
+
+if [[ $what == readable ]]; then
+  # Issue 26, item 4: wl-copy returns before its serving child has set the selection, copy-id
+  # after the compositor confirmed its source, so each is timed until a reader has the value.
+  echo; echo "## Wayland: time until readable (DISPLAY unset, so userdebug uses Wayland)"
+  mkdir -p "$work/readable"
+  export USERDEBUG_HOME=$work/readable
+  "$ud" session import config/sample-session.json -q
+  start_sway
+  echo; echo "### sway 1.7 (headless), data-control listener: Scripts/bench/readable_bench.py $ud ${READABLE_ROUNDS:-50}"
+  python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_ROUNDS:-50}"
+  echo; echo "### sway, wl-paste -n polling: Scripts/bench/readable_bench.py $ud ${READABLE_POLL_ROUNDS:-20} --reader poll"
+  python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_POLL_ROUNDS:-20}" --reader poll
+  if command -v kwin_wayland >/dev/null && start_kwin; then
+    echo; echo "### KWin 5.27 (--virtual), data-control listener: Scripts/bench/readable_bench.py $ud ${READABLE_ROUNDS:-50}"
+    python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_ROUNDS:-50}"
+  else
+    echo; echo "### KWin: not started (no kwin_wayland, or no socket within 15 s)"
+  fi
+fi
 
 if [[ $what == before ]]; then
   [[ -n "$before_rev" ]] || { echo "usage: Scripts/bench.sh before REV" >&2; exit 64; }
