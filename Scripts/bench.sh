@@ -20,7 +20,7 @@
 #   Scripts/bench.sh audit      each speed mechanism with and without it (USERDEBUG_DISABLE, docs/diagnosis.md)
 #                               on the path it serves, interleaved: medians and their ratio, the
 #                               load average before and after (AUDIT_RUNS=100, AUDIT_LARGE_RUNS=5,
-#                               AUDIT_HOTKEY_RUNS=40; own Xvfb servers and a headless sway)
+#                               AUDIT_HOTKEY_ROUNDS=5, AUDIT_HOTKEY_PRESSES=20; own Xvfb servers and a headless sway)
 #   Scripts/bench.sh config     copy-id --to clipboard with no config, the daemon's hotkeys file,
 #                               {"notifications":"never"} and the shipped template with hotkeys,
 #                               interleaved beside xclip, then each one's instructions (callgrind)
@@ -239,34 +239,35 @@ PY
     "DISPLAY=$d_large sh -c '$ud copy -q < $work/big'" \
     "DISPLAY=$d_large USERDEBUG_DISABLE=large-buffer sh -c '$ud copy -q < $work/big'"
 
-  # The daemon: a key press until CLIPBOARD holds the new value (Scripts/hotkey_bench.py), one
-  # daemon with its in-process owner and one without, each on its own server and home.
+  # The daemon: a key press until CLIPBOARD has a new owner (Scripts/hotkey_bench.py), one
+  # daemon with its in-process owner (Super+Alt+I) and one without (Super+Alt+K), each with its
+  # own home and runtime directory (the daemon's lock), on one server, presses interleaved.
   hk=$work/audit-hotkey
-  mkdir -p "$hk/run" && chmod 700 "$hk/run"
   for home in hosted forked; do
+    mkdir -p "$hk/run-$home" && chmod 700 "$hk/run-$home"
     for which in a b; do
       sed "s/usr_8f14e45f/usr_${which}_$home/" config/sample-session.json >"$hk/$which.json"
       USERDEBUG_HOME=$hk/$home "$ud" session import "$hk/$which.json" --session "$which" -q
     done
     mkdir -p "$hk/$home/config"
-    printf '{"hotkeys": {"Super+Alt+I": "copy-id"}}\n' >"$hk/$home/config/config.json"
   done
-  start_xvfb d_hosted
-  start_xvfb d_forked
-  DISPLAY=$d_hosted USERDEBUG_HOME=$hk/hosted XDG_RUNTIME_DIR=$hk/run "$ud" daemon 2>"$hk/hosted.log" &
+  printf '{"hotkeys": {"Super+Alt+I": "copy-id"}}\n' >"$hk/hosted/config/config.json"
+  printf '{"hotkeys": {"Super+Alt+K": "copy-id"}}\n' >"$hk/forked/config/config.json"
+  start_xvfb d_daemons
+  DISPLAY=$d_daemons USERDEBUG_HOME=$hk/hosted XDG_RUNTIME_DIR=$hk/run-hosted "$ud" daemon 2>"$hk/hosted.log" &
   helper_pids+=($!)
-  DISPLAY=$d_forked USERDEBUG_HOME=$hk/forked XDG_RUNTIME_DIR=$hk/run USERDEBUG_DISABLE=hosted-owner \
+  DISPLAY=$d_daemons USERDEBUG_HOME=$hk/forked XDG_RUNTIME_DIR=$hk/run-forked USERDEBUG_DISABLE=hosted-owner \
     "$ud" daemon 2>"$hk/forked.log" &
   helper_pids+=($!)
   for _ in $(seq 200); do grep -q 'daemon: pid' "$hk/hosted.log" && grep -q 'daemon: pid' "$hk/forked.log" && break; sleep 0.05; done
-  UD=$ud /usr/bin/python3 Scripts/hotkey_bench.py "${AUDIT_HOTKEY_RUNS:-40}" \
-    "with=$d_hosted=session:$hk/hosted:usr_a_hosted:usr_b_hosted" \
-    "without=$d_forked=session:$hk/forked:usr_a_forked:usr_b_forked" > "$work/audit.hotkey"
+  DISPLAY=$d_daemons UD=$ud /usr/bin/python3 Scripts/hotkey_bench.py "${AUDIT_HOTKEY_ROUNDS:-5}" \
+    "${AUDIT_HOTKEY_PRESSES:-20}" "with=i=session:$hk/hosted:usr_a_hosted:usr_b_hosted" \
+    "without=k=session:$hk/forked:usr_a_forked:usr_b_forked" > "$work/audit.hotkey"
   python3 - "$work/audit.hotkey" >> "$work/audit.rows" <<'PY'
 import re, sys
-medians = dict(re.findall(r"^(with|without)\s+value: median\s+([0-9.]+)", open(sys.argv[1]).read(), re.M))
+medians = dict(re.findall(r"^(with|without)\s+owner set: median\s+([0-9.]+)", open(sys.argv[1]).read(), re.M))
 w, wo = float(medians["with"]), float(medians["without"])
-print(f"| hosted-owner | daemon: key press -> CLIPBOARD holds the new value | {w:.2f} ms | {wo:.2f} ms | {w / wo:.2f} "
+print(f"| hosted-owner | daemon: key press -> CLIPBOARD has a new owner | {w:.2f} ms | {wo:.2f} ms | {w / wo:.2f} "
       f"| {'yes: keep' if w / wo <= 0.90 else 'no: delete'} | `Scripts/hotkey_bench.py`: `userdebug daemon` vs "
       f"`USERDEBUG_DISABLE=hosted-owner userdebug daemon` |")
 PY
