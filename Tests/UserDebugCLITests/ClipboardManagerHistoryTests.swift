@@ -57,9 +57,11 @@ import Testing
         try measure(.clipIt, Documented(skipsToken: false, restoresToken: nil))
     }
 
-    /// xfce4-clipman 1.6.2 honours no marker and restores an emptied clipboard.
-    @Test func xfce4ClipmanKeepsTheTokenAndRestoresIt() throws {
-        try measure(.xfce4Clipman, Documented(skipsToken: false, restoresToken: true))
+    /// xfce4-clipman 1.6.2 honours no marker and restores an emptied clipboard with the last text
+    /// it took: the clear's empty copy when it took that in time, else the token (both were seen
+    /// since the clear takes the selection with empty content; a CI run saw the empty one).
+    @Test func xfce4ClipmanKeepsTheTokenAndMayRestoreIt() throws {
+        try measure(.xfce4Clipman, Documented(skipsToken: false, restoresToken: nil))
     }
 
     /// A plain copy first proves the manager records copies; then the token, its clear, and a
