@@ -27,21 +27,26 @@ struct ConfigWatch {
 
     /// Reads every queued event; true when one named the config file.
     func drain() -> Bool {
-        var touched = false
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(descriptor, &buffer, buffer.count)
-            guard count > 0 else { return touched }
-            var offset = 0
-            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name.
-            while offset + 16 <= count {
-                let length = buffer[offset + 12..<offset + 16].reversed().reduce(0) { $0 << 8 | Int($1) }
-                let start = offset + 16
-                let end = min(start + length, count)
-                let nameBytes = buffer[start..<end].prefix { $0 != 0 }
-                if String(decoding: nameBytes, as: UTF8.self) == name { touched = true }
-                offset = start + length
-            }
+        drainInotify(descriptor) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) == name }
+    }
+}
+
+/// Reads every event queued on the inotify `descriptor` (non-blocking); true when `matches` holds
+/// for the name of one (its bytes after the event's header, NUL padding included). The config's
+/// and the store's watches share it.
+func drainInotify(_ descriptor: Int32, matching matches: (ArraySlice<UInt8>) -> Bool) -> Bool {
+    var touched = false
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = read(descriptor, &buffer, buffer.count)
+        guard count > 0 else { return touched }
+        var offset = 0
+        // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name.
+        while offset + 16 <= count {
+            let length = buffer[offset + 12..<offset + 16].reversed().reduce(0) { $0 << 8 | Int($1) }
+            let start = offset + 16
+            if matches(buffer[start..<min(start + length, count)]) { touched = true }
+            offset = start + length
         }
     }
 }

@@ -35,21 +35,7 @@ struct StoreWatch {
 
     /// Reads every queued event; true when one named a file of the store.
     func drain() -> Bool {
-        var touched = false
-        var buffer = [UInt8](repeating: 0, count: 4096)
         let prefixBytes = Array(prefix.utf8)
-        while true {
-            let count = read(descriptor, &buffer, buffer.count)
-            guard count > 0 else { return touched }
-            var offset = 0
-            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of name.
-            while offset + 16 <= count {
-                let length = buffer[offset + 12..<offset + 16].reversed().reduce(0) { $0 << 8 | Int($1) }
-                let start = offset + 16
-                let end = min(start + length, count)
-                if buffer[start..<end].starts(with: prefixBytes) { touched = true }
-                offset = start + length
-            }
-        }
+        return drainInotify(descriptor) { $0.starts(with: prefixBytes) }
     }
 }
