@@ -243,7 +243,7 @@ final class DaemonRun: @unchecked Sendable {
         let alone = home.root.appendingPathComponent("bin-alone")
         try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
         let binary = alone.appendingPathComponent("userdebug").path
-        try FileManager.default.copyItem(atPath: UserDebugHome.binary, toPath: binary)
+        try copyExecutable(UserDebugHome.binary, to: binary)
         try withXvfb { x in
             var environment = try environment(x)
             environment["PATH"] = "/usr/bin:/bin"

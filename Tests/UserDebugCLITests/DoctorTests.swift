@@ -271,7 +271,7 @@ import UserDebugKit
             try FileManager.default.createDirectory(
                 at: bin, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             let copy = bin.appendingPathComponent("userdebug").path
-            try FileManager.default.copyItem(atPath: UserDebugHome.binary, toPath: copy)
+            try copyExecutable(UserDebugHome.binary, to: copy)
             var environment = desktop.environment
             environment["PATH"] = "/usr/bin:/bin"
             try withDaemon(desktop) { _ in
@@ -282,8 +282,7 @@ import UserDebugKit
                         "userdebug-popup is not installed beside userdebug nor on PATH") == true, "\(before.result)")
                 let popup = bin.appendingPathComponent("userdebug-popup").path
                 let built = URL(fileURLWithPath: UserDebugHome.binary).deletingLastPathComponent()
-                try FileManager.default.copyItem(
-                    atPath: built.appendingPathComponent("userdebug-popup").path, toPath: popup)
+                try copyExecutable(built.appendingPathComponent("userdebug-popup").path, to: popup)
                 let after = try doctor(environment, binary: copy)
                 #expect(after.status == 0, "\(after.result)")
                 #expect(after.checks["popup"]?["detail"]?.stringValue == popup)

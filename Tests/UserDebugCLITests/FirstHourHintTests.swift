@@ -178,7 +178,7 @@ import Testing
         let prefix = home.root.appendingPathComponent("prefix").path
         try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
         let installed = prefix + "/bin/userdebug"
-        try FileManager.default.copyItem(atPath: UserDebugHome.binary, toPath: installed)
+        try copyExecutable(UserDebugHome.binary, to: installed)
         var environment = home.environment
         environment["PATH"] = "/usr/bin:/bin"
         environment["DISPLAY"] = nil

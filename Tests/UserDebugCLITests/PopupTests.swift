@@ -344,10 +344,7 @@ import Testing
         let directory = home.root.appendingPathComponent("alone")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let copy = directory.appendingPathComponent("userdebug").path
-        // Copied by cp, not in this process: a descriptor open for writing here could be inherited
-        // by a child another test forks meanwhile, and exec of the copy would fail (ETXTBSY).
-        let copied = try runTool("/bin/cp", [UserDebugHome.binary, copy], environment: home.environment)
-        try #require(copied.status == 0, "\(copied)")
+        try copyExecutable(UserDebugHome.binary, to: copy)
         let result = try runTool(
             copy, ["menu", "--popup"], environment: home.environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
         #expect(result.status == 69, "\(result)")

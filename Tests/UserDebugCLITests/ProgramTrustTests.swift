@@ -51,7 +51,7 @@ import Testing
         let alone = home.root.appendingPathComponent("bin-alone")
         try FileManager.default.createDirectory(at: alone, withIntermediateDirectories: true)
         let binary = alone.appendingPathComponent("userdebug").path
-        try FileManager.default.copyItem(atPath: UserDebugHome.binary, toPath: binary)
+        try copyExecutable(UserDebugHome.binary, to: binary)
         let result = try runTool(binary, ["menu", "--popup"], environment: home.environment.merging(path) { $1 })
         #expect(result.status == 77, "\(result)")
         #expect(result.err.contains("refusing to run \(planted.path)/userdebug-popup"), "\(result)")

@@ -243,10 +243,7 @@ import Testing
         try FileManager.default.createDirectory(
             at: prefix.appendingPathComponent("bin"), withIntermediateDirectories: true)
         let binary = prefix.appendingPathComponent("bin/userdebug").path
-        // cp, not copyItem: a file open for writing in this process is inherited by every child
-        // another test forks meanwhile, and running it fails with ETXTBSY until those exec.
-        let copied = try runTool("/bin/cp", [UserDebugHome.binary, binary])
-        try #require(copied.status == 0, "\(copied)")
+        try copyExecutable(UserDebugHome.binary, to: binary)
         let installed = prefix.appendingPathComponent("share/userdebug/proxy/userdebug_addon.py").path
         try FileManager.default.copyItem(atPath: String(addon.dropLast()), toPath: installed)
         let found = try runTool(binary, ["proxy", "--addon"], environment: home.environment)
