@@ -229,9 +229,6 @@ PY
   audit_row resident "X11 copy-id --to clipboard, a copy of ours already serving" "$blocks" \
     "DISPLAY=$d_resident $ud copy-id --to clipboard -q" \
     "DISPLAY=$d_plain USERDEBUG_DISABLE=resident $ud copy-id --to clipboard -q" --block 5
-  audit_row timer-connect "X11 copy-id --to clipboard --new-owner (connect and fork)" "$blocks" \
-    "DISPLAY=$d_cold $ud copy-id --to clipboard -q --new-owner" \
-    "DISPLAY=$d_cold USERDEBUG_DISABLE=timer-connect $ud copy-id --to clipboard -q --new-owner" --block 5
   audit_row session-cache "copy-id --to stdout (the store settled)" "$blocks" \
     "$ud copy-id --to stdout" "USERDEBUG_DISABLE=session-cache $ud copy-id --to stdout" --block 5
   (set +o pipefail; head -c $((100 * 1024 * 1024)) /dev/urandom | base64 -w 0 | head -c $((128 * 1024 * 1024)) > "$work/big")

@@ -14,8 +14,7 @@ static const struct {
 } mechanisms[] = {
     {"resident", UD_MECH_RESIDENT},
     {"globals-cache", UD_MECH_GLOBALS_CACHE},
-    {"timer-connect", UD_MECH_TIMER_CONNECT},
-    {"all", UD_MECH_RESIDENT | UD_MECH_GLOBALS_CACHE | UD_MECH_TIMER_CONNECT},
+    {"all", UD_MECH_RESIDENT | UD_MECH_GLOBALS_CACHE},
 };
 
 unsigned ud_disable_parse(const char *list) {

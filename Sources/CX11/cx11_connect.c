@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-cx11_status cx11_connect(const char *display, const char *authority, double deadline, int flags,
+cx11_status cx11_connect(const char *display, const char *authority, double deadline,
                          xcb_connection_t **out, int *screen, cx11_error *err) {
     if (display == NULL || *display == '\0') display = getenv("DISPLAY");
     cx11_display_addr addr;
@@ -44,7 +44,7 @@ cx11_status cx11_connect(const char *display, const char *authority, double dead
         auth.data = cookie->data;
         auth.datalen = cookie->data_length;
     }
-    st = cx11_setup(fd, cookie != NULL ? &auth : NULL, deadline, flags, display, out, err);
+    st = cx11_setup(fd, cookie != NULL ? &auth : NULL, deadline, display, out, err);
     if (cookie != NULL) XauDisposeAuth(cookie);
     if (st == CX11_OK) *screen = addr.screen;
     return st;
@@ -53,7 +53,7 @@ cx11_status cx11_connect(const char *display, const char *authority, double dead
 cx11_status cx11_probe(const char *display, const char *authority, double timeout, cx11_error *err) {
     xcb_connection_t *c = NULL;
     int screen = 0;
-    cx11_status st = cx11_connect(display, authority, ud_now() + timeout, 0, &c, &screen, err);
+    cx11_status st = cx11_connect(display, authority, ud_now() + timeout, &c, &screen, err);
     if (st == CX11_OK) xcb_disconnect(c);
     return st;
 }

@@ -22,11 +22,10 @@ int cx11_socket_tcp(const char *host, int display, double deadline, struct socka
 Xauth *cx11_cookie_for(const char *authority, const cx11_display_addr *addr, const struct sockaddr_storage *tcp);
 
 /* Run the X setup handshake on fd (consumed, whatever happens) under the deadline (cx11_setup.c),
- * bounded by a watchdog thread, or by a timer signal to the calling thread with
- * CX11_CONNECT_TIMER_SIGNAL in flags. auth may be NULL. display names the display in messages.
+ * bounded by a watchdog thread. auth may be NULL. display names the display in messages.
  * Returns CX11_OK with *out a live connection, CX11_NO_DISPLAY (refused, or silent past the
  * deadline: sys_errno ETIMEDOUT) or CX11_FAILED (dup, pthread_create). */
-cx11_status cx11_setup(int fd, xcb_auth_info_t *auth, double deadline, int flags, const char *display,
-                       xcb_connection_t **out, cx11_error *err);
+cx11_status cx11_setup(int fd, xcb_auth_info_t *auth, double deadline, const char *display, xcb_connection_t **out,
+                       cx11_error *err);
 
 #endif

@@ -26,7 +26,7 @@ cx11_status cx11_host_open(const char *display, const char *authority, cx11_sele
     cx11_host *h = calloc(1, sizeof *h);
     if (h == NULL) return cx11_fail(err, CX11_FAILED, ENOMEM, "out of memory");
     xcb_timestamp_t ignored;
-    cx11_status st = cx11_session_open(&h->session, display, authority, ud_now() + timeout, 0, &ignored, err);
+    cx11_status st = cx11_session_open(&h->session, display, authority, ud_now() + timeout, &ignored, err);
     if (st != CX11_OK) {
         free(h);
         return st;

@@ -42,18 +42,11 @@ typedef struct cx11_session {
 cx11_status cx11_fail(cx11_error *err, cx11_status status, int errno_value, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* cx11_connect flags. */
-enum {
-    /* Bound the setup handshake with a timer signal to the calling thread instead of a watchdog
-     * thread: for a caller that owns its process (see cx11_setup.c). */
-    CX11_CONNECT_TIMER_SIGNAL = 1,
-};
-
 /*
  * Connect to `display` (NULL/"" -> $DISPLAY) with the deadline `deadline` (ud_now() time).
  * On CX11_OK *out is a live connection and *screen the screen number from the DISPLAY string.
  */
-cx11_status cx11_connect(const char *display, const char *authority, double deadline, int flags,
+cx11_status cx11_connect(const char *display, const char *authority, double deadline,
                          xcb_connection_t **out, int *screen, cx11_error *err);
 
 /*
@@ -62,7 +55,7 @@ cx11_status cx11_connect(const char *display, const char *authority, double dead
  * after the connection setup. On CX11_OK *timestamp is a real server time.
  */
 cx11_status cx11_session_open(cx11_session *s, const char *display, const char *authority,
-                              double deadline, int flags, xcb_timestamp_t *timestamp, cx11_error *err);
+                              double deadline, xcb_timestamp_t *timestamp, cx11_error *err);
 
 /* Disconnect (NULL-safe on s->c). */
 void cx11_session_close(cx11_session *s);

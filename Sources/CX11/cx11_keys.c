@@ -155,7 +155,7 @@ cx11_status cx11_keys_open(const char *display, const char *authority, double ti
     if (k == NULL) return cx11_fail(err, CX11_FAILED, ENOMEM, "out of memory");
     double deadline = ud_now() + timeout;
     int screen = 0;
-    cx11_status st = cx11_connect(display, authority, deadline, 0, &k->c, &screen, err);
+    cx11_status st = cx11_connect(display, authority, deadline, &k->c, &screen, err);
     if (st != CX11_OK) {
         free(k);
         return st;

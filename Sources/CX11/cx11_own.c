@@ -68,10 +68,7 @@ cx11_status cx11_own(const cx11_own_options *options, const uint8_t *bytes, size
         return CX11_OK;
     cx11_session s;
     xcb_timestamp_t acquired = 0;
-    /* A caller that exits soon owns its process: it may bound the connect with a timer signal,
-     * which costs far less than the watchdog thread (cx11_setup.c). */
-    int flags = options->single_fork ? CX11_CONNECT_TIMER_SIGNAL : 0;
-    cx11_status st = cx11_session_open(&s, options->display, options->authority, deadline, flags, &acquired, err);
+    cx11_status st = cx11_session_open(&s, options->display, options->authority, deadline, &acquired, err);
     if (st != CX11_OK) return st;
     xcb_atom_t selection = cx11_selection_atom(&s, options->selection);
     st = take_selection(&s, selection, acquired, deadline, err);

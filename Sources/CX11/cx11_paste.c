@@ -216,8 +216,8 @@ static cx11_status read_answer(cx11_session *s, xcb_atom_t property, double time
 
 /* Read `selection` as `target` into k (see cx11_paste). */
 static cx11_status paste_into(const char *display, const char *authority, cx11_selection selection,
-                              const char *target, const cx11_paste_times *times, int caller_owns_process,
-                              sink *k, cx11_error *err) {
+                              const char *target, const cx11_paste_times *times, sink *k,
+                              cx11_error *err) {
     if (target == NULL || *target == '\0') return cx11_fail(err, CX11_UNSUPPORTED, 0, "empty target name");
     double timeout = times->timeout, connect_timeout = times->connect_timeout;
     double start = ud_now(), deadline = start + timeout;
@@ -226,8 +226,7 @@ static cx11_status paste_into(const char *display, const char *authority, cx11_s
     double connected_by = connect_timeout > 0 && connect_timeout < timeout ? start + connect_timeout : deadline;
     cx11_session s;
     xcb_timestamp_t now = 0;
-    int flags = caller_owns_process ? CX11_CONNECT_TIMER_SIGNAL : 0;
-    cx11_status st = cx11_session_open(&s, display, authority, connected_by, flags, &now, err);
+    cx11_status st = cx11_session_open(&s, display, authority, connected_by, &now, err);
     if (st != CX11_OK) return st;
     xcb_atom_t target_atom = XCB_NONE, property = s.atoms[CX11_A_PROPERTY], answered = XCB_NONE;
     st = intern_target(&s, target, deadline, &target_atom, err);
@@ -246,12 +245,12 @@ done:
 }
 
 cx11_status cx11_paste(const char *display, const char *authority, cx11_selection selection,
-                       const char *target, const cx11_paste_times *times, int caller_owns_process,
-                       uint8_t **out, size_t *out_len, cx11_error *err) {
+                       const char *target, const cx11_paste_times *times, uint8_t **out,
+                       size_t *out_len, cx11_error *err) {
     *out = NULL;
     *out_len = 0;
     sink k = {.fd = -1};
-    cx11_status st = paste_into(display, authority, selection, target, times, caller_owns_process, &k, err);
+    cx11_status st = paste_into(display, authority, selection, target, times, &k, err);
     if (st != CX11_OK) {
         free(k.bytes);
         return st;
@@ -262,12 +261,12 @@ cx11_status cx11_paste(const char *display, const char *authority, cx11_selectio
 }
 
 cx11_status cx11_paste_to_fd(const char *display, const char *authority, cx11_selection selection,
-                             const char *target, const cx11_paste_times *times, int caller_owns_process,
-                             int out_fd, int latin1_to_utf8, size_t *written, cx11_error *err) {
+                             const char *target, const cx11_paste_times *times, int out_fd,
+                             int latin1_to_utf8, size_t *written, cx11_error *err) {
     *written = 0;
     if (out_fd < 0) return cx11_fail(err, CX11_UNSUPPORTED, EBADF, "no descriptor to write the content to");
     sink k = {.fd = out_fd, .latin1 = latin1_to_utf8 != 0};
-    cx11_status st = paste_into(display, authority, selection, target, times, caller_owns_process, &k, err);
+    cx11_status st = paste_into(display, authority, selection, target, times, &k, err);
     *written = k.written;
     return st;
 }

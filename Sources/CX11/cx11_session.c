@@ -115,10 +115,10 @@ static cx11_wait wait_timestamp(cx11_session *s, double deadline, xcb_timestamp_
 }
 
 cx11_status cx11_session_open(cx11_session *s, const char *display, const char *authority,
-                              double deadline, int flags, xcb_timestamp_t *timestamp, cx11_error *err) {
+                              double deadline, xcb_timestamp_t *timestamp, cx11_error *err) {
     memset(s, 0, sizeof *s);
     int screen_number = 0;
-    cx11_status st = cx11_connect(display, authority, deadline, flags, &s->c, &screen_number, err);
+    cx11_status st = cx11_connect(display, authority, deadline, &s->c, &screen_number, err);
     if (st != CX11_OK) return st;
     if (!find_root(s, screen_number)) {
         st = cx11_fail(err, CX11_NO_DISPLAY, 0, "the display has no screen %d", screen_number);

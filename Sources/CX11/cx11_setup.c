@@ -10,25 +10,12 @@
  * someone reused). xcb's read then sees end-of-file and fails. The thread is joined before we
  * return, so the caller is single-threaded again before it forks. A forked helper would cost a
  * fork of the whole caller and pass the connection through a pipe it cannot carry.
- *
- * A caller that owns its process (the command-line tool, which exits right after copying) may
- * ask for a timer signal instead (CX11_CONNECT_TIMER_SIGNAL): a thread costs it about 0.14 ms on
- * a two-core VM (creating it, waking the other CPU, joining it), a quarter of the whole X part
- * of its copy. A POSIX timer on CLOCK_MONOTONIC delivers a real-time signal to this very thread
- * at the deadline, carrying a dup of the socket in its value; the handler only shuts that socket
- * down (shutdown is async-signal-safe), xcb's poll is interrupted or wakes to end-of-file, and the
- * setup fails. The signal's disposition and this thread's mask are changed only for the
- * duration of the handshake and then restored, which is process-global state for that moment:
- * hence opt-in, never for a library caller that may use the signal itself.
  */
 #define _GNU_SOURCE
 #include "cx11_connect.h"
-#include "ud_disable.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
-#include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,60 +107,7 @@ static cx11_status setup_with_deadline(int fd, xcb_auth_info_t *auth, double dea
     return setup_outcome(c, w.fired, display, out, err);
 }
 
-/* The timer signal's handler: shut down the socket whose dup the timer carries. */
-static void shut_socket_down(int sig, siginfo_t *info, void *context) {
-    (void)sig;
-    (void)context;
-    shutdown(info->si_value.sival_int, SHUT_RDWR);
-}
-
-/* Run the X setup on fd (consumed), bounded by a timer signal to this thread at the deadline. */
-static cx11_status setup_with_timer_signal(int fd, xcb_auth_info_t *auth, double deadline, const char *display,
-                                           xcb_connection_t **out, cx11_error *err) {
-    const int sig = SIGRTMIN + 3;
-    int watched = dup(fd);
-    if (watched < 0) return setup_with_deadline(fd, auth, deadline, display, out, err);
-    struct sigevent event;
-    memset(&event, 0, sizeof event);
-    event.sigev_notify = SIGEV_THREAD_ID;
-    event.sigev_signo = sig;
-    event.sigev_value.sival_int = watched;
-    event._sigev_un._tid = gettid();
-    timer_t timer;
-    if (timer_create(CLOCK_MONOTONIC, &event, &timer) != 0) {
-        close(watched);
-        return setup_with_deadline(fd, auth, deadline, display, out, err); /* no timer: a thread, then */
-    }
-    struct sigaction action, previous;
-    memset(&action, 0, sizeof action);
-    action.sa_sigaction = shut_socket_down;
-    action.sa_flags = SA_SIGINFO;
-    sigemptyset(&action.sa_mask);
-    sigaction(sig, &action, &previous);
-    sigset_t unblock, mask;
-    sigemptyset(&unblock);
-    sigaddset(&unblock, sig);
-    pthread_sigmask(SIG_UNBLOCK, &unblock, &mask);
-
-    /* A deadline already past still arms the timer: it fires at once. */
-    double at = deadline > 1e-6 ? deadline : 1e-6;
-    struct itimerspec when;
-    memset(&when, 0, sizeof when);
-    when.it_value.tv_sec = (time_t)at;
-    when.it_value.tv_nsec = (long)((at - (double)(time_t)at) * 1e9);
-    xcb_connection_t *c = NULL;
-    if (timer_settime(timer, TIMER_ABSTIME, &when, NULL) == 0) c = xcb_connect_to_fd(fd, auth);
-    timer_delete(timer); /* the signal is unblocked until here, so none is left pending */
-    pthread_sigmask(SIG_SETMASK, &mask, NULL);
-    sigaction(sig, &previous, NULL);
-    close(watched);
-    if (c == NULL) return setup_with_deadline(fd, auth, deadline, display, out, err);
-    return setup_outcome(c, xcb_connection_has_error(c) && ud_now() >= deadline, display, out, err);
-}
-
-cx11_status cx11_setup(int fd, xcb_auth_info_t *auth, double deadline, int flags, const char *display,
-                       xcb_connection_t **out, cx11_error *err) {
-    if ((flags & CX11_CONNECT_TIMER_SIGNAL) && !ud_disabled(UD_MECH_TIMER_CONNECT))
-        return setup_with_timer_signal(fd, auth, deadline, display, out, err);
+cx11_status cx11_setup(int fd, xcb_auth_info_t *auth, double deadline, const char *display, xcb_connection_t **out,
+                       cx11_error *err) {
     return setup_with_deadline(fd, auth, deadline, display, out, err);
 }

@@ -107,7 +107,7 @@ cx11_status cx11_xwayland(const char *display, const char *authority, double tim
     double deadline = ud_now() + timeout;
     xcb_connection_t *c = NULL;
     int screen = 0;
-    cx11_status st = cx11_connect(display, authority, deadline, 0, &c, &screen, err);
+    cx11_status st = cx11_connect(display, authority, deadline, &c, &screen, err);
     if (st != CX11_OK) return st;
     xcb_screen_iterator_t roots = xcb_setup_roots_iterator(xcb_get_setup(c));
     for (int i = 0; i < screen && roots.rem > 0; i++) xcb_screen_next(&roots);

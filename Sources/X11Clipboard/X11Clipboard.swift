@@ -120,7 +120,7 @@ public struct X11Clipboard: Clipboard {
         try CX11Calls.paste(
             display: display, authority: authority, selection: selection, target: target,
             times: cx11_paste_times(timeout: timeout, connect_timeout: connectTimeout, total: deadline),
-            callerOwnsProcess: policy.callerExitsSoon, fallback: target == "UTF8_STRING" ? "STRING" : nil,
+            fallback: target == "UTF8_STRING" ? "STRING" : nil,
             convert: Self.utf8(fromLatin1:))
     }
 
@@ -136,7 +136,7 @@ public struct X11Clipboard: Clipboard {
         try CX11Calls.paste(
             display: display, authority: authority, selection: selection, target: target,
             times: cx11_paste_times(timeout: timeout, connect_timeout: connectTimeout, total: deadline),
-            callerOwnsProcess: policy.callerExitsSoon, fallback: target == "UTF8_STRING" ? "STRING" : nil, to: fd)
+            fallback: target == "UTF8_STRING" ? "STRING" : nil, to: fd)
     }
 
     static func utf8(fromLatin1 bytes: [UInt8]) -> [UInt8] {

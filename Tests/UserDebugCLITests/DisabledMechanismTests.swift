@@ -36,7 +36,7 @@ import UserDebugKit
 
     @Test func parsingNamesEveryMechanismAndReportsTheUnknown() {
         #expect(DisabledMechanisms.parse("resident, globals-cache").disabled == [.resident, .globalsCache])
-        #expect(DisabledMechanisms.parse("all").disabled.isSuperset(of: [.hostedOwner, .timerConnect, .largeBuffer]))
+        #expect(DisabledMechanisms.parse("all").disabled.isSuperset(of: [.hostedOwner, .sessionCache, .largeBuffer]))
         #expect(DisabledMechanisms.parse("session-cache,bogus").unknown == ["bogus"])
         #expect(DisabledMechanisms.parse("").disabled.isEmpty)
     }
@@ -62,20 +62,6 @@ import UserDebugKit
             try home.ok(["copy-id", "--to", "clipboard"], extraEnvironment: ["DISPLAY": x.display])
             #expect(eventually { x.residentOwnerListens(executable: UserDebugHome.binary) })
             #expect(try xclipOut(x) == Array("usr_2".utf8))
-        }
-    }
-
-    @Test func withTheTimerConnectOffTheCopyConnectsWithoutATimer() throws {
-        try withXvfb { x in
-            let arguments = ["copy-id", "--to", "clipboard", "--new-owner"]
-            let off = try traced(
-                "timer_create", arguments, environment: ["DISPLAY": x.display, "USERDEBUG_DISABLE": "timer-connect"])
-            #expect(off.result.status == 0, "\(off.result)")
-            #expect(!off.trace.contains("timer_create("), "\(off.trace)")
-            #expect(try xclipOut(x) == Array("usr_1".utf8))
-            let on = try traced("timer_create", arguments, environment: ["DISPLAY": x.display])
-            #expect(on.result.status == 0, "\(on.result)")
-            #expect(on.trace.contains("timer_create("), "\(on.trace)")
         }
     }
 

@@ -14,7 +14,6 @@ extern "C" {
 typedef enum ud_mechanism {
     UD_MECH_RESIDENT = 1u << 0,       /* "resident": the resident owner's socket, both ends */
     UD_MECH_GLOBALS_CACHE = 1u << 1,  /* "globals-cache": CWayland's *.userdebug-globals-UID file */
-    UD_MECH_TIMER_CONNECT = 1u << 2,  /* "timer-connect": CX11's timer-signal bound on the X setup */
 } ud_mechanism;
 
 /* Whether USERDEBUG_DISABLE names `mechanism` (or `all`). */

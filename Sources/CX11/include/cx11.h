@@ -155,13 +155,10 @@ typedef struct cx11_paste_times {
  * connect_timeout: the bound on connecting and opening the session (the socket, the X setup,
  * the first round trip), within `timeout`: a server that accepts and never answers (stopped,
  * hung, not an X server) is CX11_NO_DISPLAY after it, not after the whole `timeout`.
- * caller_owns_process: nonzero for a caller that owns its process (a command-line tool): the
- * connect deadline is then kept by a timer signal to the calling thread rather than a watchdog
- * thread (see cx11_own_options.single_fork).
  */
 cx11_status cx11_paste(const char *display, const char *authority, cx11_selection selection,
-                       const char *target, const cx11_paste_times *times, int caller_owns_process,
-                       uint8_t **out, size_t *out_len, cx11_error *err);
+                       const char *target, const cx11_paste_times *times, uint8_t **out,
+                       size_t *out_len, cx11_error *err);
 
 /*
  * cx11_paste_to_fd: cx11_paste, writing the bytes to out_fd as they arrive (each INCR chunk as
@@ -171,8 +168,8 @@ cx11_status cx11_paste(const char *display, const char *authority, cx11_selectio
  * A failed write is CX11_FAILED with its errno ("writing the content out: ...").
  */
 cx11_status cx11_paste_to_fd(const char *display, const char *authority, cx11_selection selection,
-                             const char *target, const cx11_paste_times *times, int caller_owns_process,
-                             int out_fd, int latin1_to_utf8, size_t *written, cx11_error *err);
+                             const char *target, const cx11_paste_times *times, int out_fd,
+                             int latin1_to_utf8, size_t *written, cx11_error *err);
 
 /* What cx11_xwayland found. */
 typedef struct cx11_xwayland_facts {

@@ -7,7 +7,8 @@
 /// turned off leaves the slower way that always works: a suspected bug in one can be ruled in
 /// or out by turning it off. The variable is read once per process (the first question), so the
 /// checks on the hotkey path cost a load and a test. The mechanisms written in C (`resident`,
-/// `globals-cache`, `timer-connect`) are answered by CShared's `ud_disabled`, from the same variable.
+/// `globals-cache`) are answered by CShared's `ud_disabled`, from the same variable. (Bit 2 was
+/// `timer-connect`, deleted by issue 22's audit: it saved 5%, under the 10% a mechanism must save.)
 public struct DisabledMechanisms: OptionSet, Sendable, Hashable {
     /// One bit a mechanism.
     public let rawValue: UInt32
@@ -18,11 +19,9 @@ public struct DisabledMechanisms: OptionSet, Sendable, Hashable {
     public static let resident = DisabledMechanisms(rawValue: 1 << 0)
     /// The Wayland globals cache file, `<socket>.userdebug-globals-UID` (C).
     public static let globalsCache = DisabledMechanisms(rawValue: 1 << 1)
-    /// The X11 connect bounded by a timer signal instead of a watchdog thread (C).
-    public static let timerConnect = DisabledMechanisms(rawValue: 1 << 2)
     /// The copy of the current session beside the store (`CurrentSessionCache`).
     public static let sessionCache = DisabledMechanisms(rawValue: 1 << 3)
-    /// `userdebug copy`'s input read into one mapping with huge pages (`HeapBytes`).
+    /// `userdebug copy`'s input read into one reserved mapping (`HeapBytes`).
     public static let largeBuffer = DisabledMechanisms(rawValue: 1 << 4)
     /// The hotkey daemon's in-process clipboard owner (`X11SelectionHost`).
     public static let hostedOwner = DisabledMechanisms(rawValue: 1 << 5)
@@ -30,7 +29,7 @@ public struct DisabledMechanisms: OptionSet, Sendable, Hashable {
     /// Every name the variable takes, in the order the documents list them.
     public static let names: [(name: String, mechanism: DisabledMechanisms)] = [
         ("resident", .resident), ("globals-cache", .globalsCache), ("session-cache", .sessionCache),
-        ("large-buffer", .largeBuffer), ("hosted-owner", .hostedOwner), ("timer-connect", .timerConnect),
+        ("large-buffer", .largeBuffer), ("hosted-owner", .hostedOwner),
     ]
 
     /// The mechanisms `list` names, and the words in it that name none (`all` names every one).

@@ -143,7 +143,7 @@ public import UserDebugKit
     /// the owner refuses `target` (not when there is no owner), its bytes passed through `convert`.
     static func paste(
         display: String?, authority: String?, selection name: SelectionName, target: String,
-        times: cx11_paste_times, callerOwnsProcess: Bool = false, fallback: String? = nil,
+        times: cx11_paste_times, fallback: String? = nil,
         convert: ([UInt8]) -> [UInt8] = { $0 }
     ) throws(ClipboardError) -> [UInt8] {
         var err = cx11_error()
@@ -153,15 +153,14 @@ public import UserDebugKit
         let status = withOptionalCString(display) { d in
             withOptionalCString(authority) { a in
                 target.withCString { t in
-                    cx11_paste(d, a, selection(name), t, &limits, callerOwnsProcess ? 1 : 0, &buffer, &count, &err)
+                    cx11_paste(d, a, selection(name), t, &limits, &buffer, &count, &err)
                 }
             }
         }
         if status == CX11_NO_CONTENT, let fallback {
             return convert(
                 try paste(
-                    display: display, authority: authority, selection: name, target: fallback, times: times,
-                    callerOwnsProcess: callerOwnsProcess))
+                    display: display, authority: authority, selection: name, target: fallback, times: times))
         }
         guard status == CX11_OK else { throw error(err, stage: .paste, call: "cx11_paste") }
         defer { cx11_free(buffer) }
@@ -174,7 +173,7 @@ public import UserDebugKit
     /// as Latin-1 and written as UTF-8.
     static func paste(
         display: String?, authority: String?, selection name: SelectionName, target: String,
-        times: cx11_paste_times, callerOwnsProcess: Bool, fallback: String?, to fd: Int32, latin1: Bool = false
+        times: cx11_paste_times, fallback: String?, to fd: Int32, latin1: Bool = false
     ) throws(ClipboardError) {
         var err = cx11_error()
         var written = 0
@@ -182,16 +181,14 @@ public import UserDebugKit
         let status = withOptionalCString(display) { d in
             withOptionalCString(authority) { a in
                 target.withCString { t in
-                    cx11_paste_to_fd(
-                        d, a, selection(name), t, &limits, callerOwnsProcess ? 1 : 0, fd, latin1 ? 1 : 0, &written,
-                        &err)
+                    cx11_paste_to_fd(d, a, selection(name), t, &limits, fd, latin1 ? 1 : 0, &written, &err)
                 }
             }
         }
         if status == CX11_NO_CONTENT, written == 0, let fallback {
             return try paste(
                 display: display, authority: authority, selection: name, target: fallback, times: times,
-                callerOwnsProcess: callerOwnsProcess, fallback: nil, to: fd, latin1: true)
+                fallback: nil, to: fd, latin1: true)
         }
         guard status == CX11_OK else { throw error(err, stage: .paste, call: "cx11_paste_to_fd") }
     }
