@@ -48,6 +48,7 @@ test_packages=(
   libwayland-dev                              # wayland.xml: test.sh checks CWayland's generated protocol tables against it
   cage                                        # the wlroots kiosk compositor of the clipboard contract (no data-control)
   kwin-wayland mutter dbus-bin                # KDE's KWin 5.27 and GNOME's mutter 43 in the clipboard contract; dbus-run-session for mutter
+  python3-gi gir1.2-gtk-4.0                   # a native GTK4 app reading the clipboard in the contract suite (Tests/Support/gtk4_reader.py)
   wtype libbemenu-wayland                     # Wayland key presses (virtual keyboard) for the launcher tests; bemenu on Wayland
   openssl                                     # the proxy tests' HTTPS server certificate (ProxyTests)
 )

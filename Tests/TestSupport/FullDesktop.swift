@@ -66,7 +66,7 @@ public final class FullDesktop: @unchecked Sendable {
         guard chown(dir, account.uid, account.gid) == 0, chmod(dir, 0o700) == 0 else {
             throw FixtureError("chown/chmod \(dir) failed: errno \(errno)")
         }
-        let socket = "wayland-ud"
+        let socket = "wayland-0"  // its own runtime directory: the name a session's compositor takes
         let environment = [
             "PATH": "/usr/bin:/bin", "HOME": dir, "XDG_RUNTIME_DIR": dir, "LANG": "C.UTF-8",
         ]

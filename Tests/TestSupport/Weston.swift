@@ -37,7 +37,7 @@ public final class Weston: @unchecked Sendable {
         ).path
         do {
             guard mkdir(runtimeDir, 0o700) == 0 else { throw FixtureError("mkdir \(runtimeDir) failed") }
-            let socket = "wayland-ud-\(getpid())-\(UUID().uuidString.prefix(8))"
+            let socket = "wayland-0"  // its own runtime directory: the name a session's compositor takes
             var environment = ProcessInfo.processInfo.environment
             environment["DISPLAY"] = host.display
             environment["XDG_RUNTIME_DIR"] = runtimeDir

@@ -42,18 +42,24 @@ final class ContractStand: @unchecked Sendable {
     let account: TestUser.Account?
     /// Whether the peers are X11 clients (xclip) rather than Wayland ones (wl-clipboard).
     let x11Peers: Bool
+    /// What a hotkey tool started before the session exported WAYLAND_DISPLAY has (DISPLAY, the
+    /// XWayland; XDG_RUNTIME_DIR), and the account it runs as (the compositor's); nil where
+    /// there is no compositor.
+    let unexported: (environment: [String: String], account: TestUser.Account?)?
     private let killServer: () -> Void
     private let stopAll: () -> Void
 
     private init(
         _ desktop: ContractDesktop, client: [String: String], peers: [String: String], account: TestUser.Account?,
-        x11Peers: Bool, kill: @escaping () -> Void, stop: @escaping () -> Void
+        x11Peers: Bool, unexported: (environment: [String: String], account: TestUser.Account?)? = nil,
+        kill: @escaping () -> Void, stop: @escaping () -> Void
     ) {
         self.desktop = desktop
         self.clientEnvironment = client
         self.peerEnvironment = peers
         self.account = account
         self.x11Peers = x11Peers
+        self.unexported = unexported
         self.killServer = kill
         self.stopAll = stop
     }
@@ -70,6 +76,7 @@ final class ContractStand: @unchecked Sendable {
             return ContractStand(
                 desktop, client: ["WAYLAND_DISPLAY": sway.socket, "XDG_RUNTIME_DIR": sway.runtimeDir],
                 peers: sway.environment, account: nil, x11Peers: false,
+                unexported: (["DISPLAY": sway.xDisplay, "XDG_RUNTIME_DIR": sway.runtimeDir], sway.account),
                 kill: { sway.process.kill(SIGKILL) }, stop: { sway.stop() })
         case .extDataControl:
             let compositor = try DataControlCompositor(ext: true, wlr: true)
@@ -83,6 +90,7 @@ final class ContractStand: @unchecked Sendable {
                 client: [
                     "DISPLAY": weston.xwayland, "WAYLAND_DISPLAY": weston.socket, "XDG_RUNTIME_DIR": weston.runtimeDir,
                 ], peers: weston.environment, account: nil, x11Peers: false,
+                unexported: (["DISPLAY": weston.xwayland, "XDG_RUNTIME_DIR": weston.runtimeDir], nil),
                 kill: { weston.process.kill(SIGKILL) }, stop: { weston.stop() })
         case .cage:
             let cage = try Cage.start()
@@ -96,12 +104,16 @@ final class ContractStand: @unchecked Sendable {
                 desktop,
                 client: ["DISPLAY": cage.xDisplay, "WAYLAND_DISPLAY": cage.socket, "XDG_RUNTIME_DIR": cage.runtimeDir],
                 peers: ["DISPLAY": cage.xDisplay, "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"],
-                account: cage.account, x11Peers: true, kill: { cage.process.kill(SIGKILL) }, stop: { cage.stop() })
+                account: cage.account, x11Peers: true,
+                unexported: (["DISPLAY": cage.xDisplay, "XDG_RUNTIME_DIR": cage.runtimeDir], cage.account),
+                kill: { cage.process.kill(SIGKILL) }, stop: { cage.stop() })
         case .kwin, .mutter:
             let full = try FullDesktop.start(desktop == .kwin ? FullDesktop.Kind.kwin : .mutter)
             return ContractStand(
                 desktop, client: full.environment, peers: full.environment, account: full.account,
-                x11Peers: desktop == .mutter, kill: { full.killCompositor() }, stop: { full.stop() })
+                x11Peers: desktop == .mutter,
+                unexported: (full.environment.filter { $0.key != "WAYLAND_DISPLAY" }, full.account),
+                kill: { full.killCompositor() }, stop: { full.stop() })
         }
     }
 
@@ -121,6 +133,20 @@ final class ContractStand: @unchecked Sendable {
             arguments = ["wl-paste", "-n"] + (selection == .primary ? ["-p"] : []) + (type.map { ["-t", $0] } ?? [])
         }
         return try Peer.read(prefix + arguments, environment: peerEnvironment, limit: 60)
+    }
+
+    /// A native GTK4 app on this desktop (Wayland where there is a compositor, else X11), its
+    /// window mapped and, as the desktop's newest window, focused; as `user` (nil: as the test
+    /// runner). On mutter it runs on XWayland:
+    /// headless mutter 43 never activates a Wayland window here (not on mapping, not after a
+    /// click from a RemoteDesktop session that gives its seat a keyboard and a pointer), and GDK
+    /// on Wayland is offered a selection only while its window is active.
+    func gtk4Reader(as user: TestUser.Account?) throws -> GTK4Reader {
+        var environment = clientEnvironment
+        environment["HOME"] = environment["XDG_RUNTIME_DIR"] ?? NSTemporaryDirectory()
+        environment["LANG"] = "C.UTF-8"
+        return try GTK4Reader(
+            environment: environment, wayland: desktop != .x11 && desktop != .mutter, account: user)
     }
 
     /// A peer copies `bytes` as text to CLIPBOARD (and keeps serving it).
@@ -164,12 +190,15 @@ final class ContractStand: @unchecked Sendable {
         return try body(stand)
     }
 
-    /// Runs our binary on `stand` (as its account, when it has one).
-    func run(_ stand: ContractStand, _ arguments: [String], stdin: Data? = nil) throws -> RunResult {
-        let environment = home.environment.merging(stand.clientEnvironment) { $1 }.merging(["UD_CONTRACT": tag]) {
-            $1
-        }
-        guard let account = stand.account else {
+    /// Runs our binary on `stand` (as its account, when it has one), or with `client` as the
+    /// desktop's environment, as `user`.
+    func run(
+        _ stand: ContractStand, _ arguments: [String], stdin: Data? = nil,
+        as client: (environment: [String: String], account: TestUser.Account?)? = nil
+    ) throws -> RunResult {
+        let environment = home.environment.merging(client?.environment ?? stand.clientEnvironment) { $1 }
+            .merging(["UD_CONTRACT": tag]) { $1 }
+        guard let account = client == nil ? stand.account : client?.account else {
             return try runTool(UserDebugHome.binary, arguments, stdin: stdin, environment: environment)
         }
         let chown = try runTool("/bin/chown", ["-R", "\(account.uid):\(account.gid)", home.root.path])
@@ -222,6 +251,61 @@ final class ContractStand: @unchecked Sendable {
                 #expect(comm == "userdebug-owner\n", "pid \(pid): \(String(describing: comm))")
                 #expect(line == "userdebug clipboard owner", "pid \(pid): \(String(describing: line))")
             }
+        }
+    }
+
+    /// A desktop's own app reads the copy: a native GTK4 client (GDK on Wayland, on X11 for
+    /// Xvfb), its window opened after the copy and so focused. Not on the ext-data-control test
+    /// compositor, which has no windows (no xdg-shell) for an app to open.
+    @Test(arguments: ContractDesktop.allCases.filter { $0 != .extDataControl })
+    func copyIdIsReadByTheGTK4Client(_ desktop: ContractDesktop) throws {
+        try on(desktop) { stand in
+            let result = try run(stand, ["copy-id", "--to", "clipboard"])
+            #expect(result.status == 0, "\(result)")
+            let reader = try stand.gtk4Reader(as: stand.account)
+            defer { reader.stop() }
+            var text: String? = nil
+            var failure: String? = nil
+            _ = eventually(timeout: 10) {
+                do {
+                    text = try reader.read()
+                } catch {
+                    failure = "\(error)"
+                }
+                return text == "usr_1"
+            }
+            #expect(text == "usr_1", "GDK read \(String(describing: text)), \(failure ?? "no error")")
+        }
+    }
+
+    /// Issue 23's first row: a hotkey tool started before the session exported WAYLAND_DISPLAY,
+    /// a Wayland app focused (the GTK4 client, the newest window). The copy reaches that app, or
+    /// fails loudly: never "copied" for a value it cannot paste. Not on X11 or the test
+    /// compositor (no Wayland windows), nor on mutter (it never activates a Wayland window
+    /// headless here; see `gtk4Reader`).
+    @Test(arguments: [ContractDesktop.sway, .weston, .cage, .kwin])
+    func withoutWaylandDisplayTheFocusedWaylandAppGetsTheCopy(_ desktop: ContractDesktop) throws {
+        try on(desktop) { stand in
+            let hotkey = try #require(stand.unexported)
+            let reader = try stand.gtk4Reader(as: hotkey.account)
+            defer { reader.stop() }
+            let result = try run(stand, ["copy-id", "--to", "clipboard"], as: hotkey)
+            var text: String? = nil
+            let arrived = eventually(timeout: 10) {
+                text = try? reader.read()
+                return text == "usr_1"
+            }
+            if desktop == .cage {
+                // cage takes an X11 copy over only while an X11 window has the focus; the GTK4
+                // window has it: refused, nothing served.
+                #expect(result.status == 69, "\(result)")
+                #expect(!result.err.contains("copied"), "\(result)")
+                #expect(!arrived, "then the refusal was wrong")
+                return
+            }
+            #expect(result.status == 0, "\(result)")
+            #expect(result.err.contains("copied 5 bytes to CLIPBOARD"), "\(result)")
+            #expect(arrived, "the focused GTK4 app reads \(String(describing: text))")
         }
     }
 
