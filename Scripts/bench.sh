@@ -41,9 +41,16 @@ before_rev=${2:-}
 runs=${RUNS:-200}
 
 swift build -c release -Xswiftc -static-executable >/dev/null 2>&1 || swift build -c release -Xswiftc -static-executable
-bin=$(swift build -c release -Xswiftc -static-executable --show-bin-path)
-ud=$bin/userdebug
+built=$(swift build -c release -Xswiftc -static-executable --show-bin-path)
 work=$(mktemp -d /tmp/userdebug-bench.XXXXXX)
+# The programs measured are copies installed as Scripts/install.sh installs them (and as dpkg
+# installs xclip), not the linker's output in .build: a process started from a freshly linked
+# file pays for the page cache the linker's small writes left, up to 20% of a copy-id here (an
+# A/A interleave of the two files: 2.19 vs 1.83 ms; equal once the page cache was dropped).
+bin=$work/bin
+mkdir -p "$bin"
+for program in userdebug userdebug-popup userdebug-bench; do install -m 755 "$built/$program" "$bin/$program"; done
+ud=$bin/userdebug
 xvfb_pids=()
 helper_pids=() # programs started against those servers (hotkey daemons), stopped first
 sway_pids=()
@@ -135,13 +142,13 @@ if [[ $what == readable ]]; then
   export USERDEBUG_HOME=$work/readable
   "$ud" session import config/sample-session.json -q
   start_sway
-  echo; echo "### sway 1.7 (headless), data-control listener: Scripts/bench/readable_bench.py $ud ${READABLE_ROUNDS:-50}"
-  python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_ROUNDS:-50}"
+  echo; echo "### sway 1.7 (headless), data-control listener: Scripts/bench/readable_bench.py $ud ${READABLE_ROUNDS:-50} --unchanged"
+  python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_ROUNDS:-50}" --unchanged
   echo; echo "### sway, wl-paste -n polling: Scripts/bench/readable_bench.py $ud ${READABLE_POLL_ROUNDS:-20} --reader poll"
   python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_POLL_ROUNDS:-20}" --reader poll
   if command -v kwin_wayland >/dev/null && start_kwin; then
-    echo; echo "### KWin 5.27 (--virtual), data-control listener: Scripts/bench/readable_bench.py $ud ${READABLE_ROUNDS:-50}"
-    python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_ROUNDS:-50}"
+    echo; echo "### KWin 5.27 (--virtual), data-control listener: Scripts/bench/readable_bench.py $ud ${READABLE_ROUNDS:-50} --unchanged"
+    python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_ROUNDS:-50}" --unchanged
   else
     echo; echo "### KWin: not started (no kwin_wayland, or no socket within 15 s)"
   fi
@@ -152,7 +159,8 @@ if [[ $what == before ]]; then
   echo; echo "## hotkey path: $before_rev vs this tree"
   git worktree add -q --detach "$work/before" "$before_rev"
   (cd "$work/before" && swift build -c release -Xswiftc -static-executable >/dev/null 2>&1)
-  old=$(cd "$work/before" && swift build -c release -Xswiftc -static-executable --show-bin-path)/userdebug
+  old=$work/before-bin/userdebug  # installed, as this tree's is (see above)
+  install -D -m 755 "$(cd "$work/before" && swift build -c release -Xswiftc -static-executable --show-bin-path)/userdebug" "$old"
   mkdir -p "$work/hot"
   USERDEBUG_HOME=$work/hot "$ud" session import config/sample-session.json -q
   start_xvfb DISPLAY; export DISPLAY
@@ -312,6 +320,13 @@ if [[ $what == config ]]; then
     "USERDEBUG_HOME=$work/never $ud copy-id --to clipboard -q" \
     "USERDEBUG_HOME=$work/full $ud copy-id --to clipboard -q"
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+  # The state a hotkey usually meets: another program copied last. Alternating on one server,
+  # each copy takes CLIPBOARD from the other's owner (ours connects and forks; no hand-off).
+  echo; echo "### after another owner: xclip and copy-id alternating on one server"
+  python3 Scripts/interleave.py "$runs" \
+    "sh -c 'printf usr_8f14e45f | xclip -selection clipboard'" \
+    "USERDEBUG_HOME=$work/full $ud copy-id --to clipboard -q"
+  echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo; echo "### instructions of the copying process (callgrind; independent of the machine's load)"
   strip --strip-debug -o "$work/ud-symbols" "$ud"  # valgrind gives up on the static binary's debug info
   for home in none hotkeys never full; do
@@ -329,16 +344,35 @@ if [[ $what == owners ]]; then
   mkdir -p "$work/owners" && chmod 700 "$work/owners"
   export USERDEBUG_HOME=$work/owners
   (set +o pipefail; head -c $((100 * 1024 * 1024)) /dev/urandom | base64 -w 0 | head -c $((128 * 1024 * 1024)) > "$work/big")
+  # The daemon's in-process owner holds CLIPBOARD after a key press (XTEST, xdotool).
+  mkdir -p "$work/owners/config" "$work/owners-run" && chmod 700 "$work/owners-run"
+  printf '{"hotkeys": {"Super+Alt+I": "copy-id"}}\n' >"$work/owners/config/config.json"
+  chmod 600 "$work/owners/config/config.json"
+  "$ud" session import config/sample-session.json -q
+  XDG_RUNTIME_DIR=$work/owners-run "$ud" daemon 2>"$work/owners-daemon.log" &
+  helper_pids+=($!)
+  for _ in $(seq 200); do grep -q 'daemon: pid' "$work/owners-daemon.log" && break; sleep 0.05; done
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   : >"$work/owners.tsv"
   for round in $(seq "${LARGE_RUNS:-5}"); do
     for tool in userdebug xclip; do
       if [[ $tool == xclip ]]; then copy="xclip -selection clipboard < $work/big"; else copy="$ud copy -q < $work/big"; fi
-      for state in "after xclip" "after its own"; do
-        if [[ $state == "after xclip" ]]; then printf other | xclip -selection clipboard; else sh -c "$copy"; fi
+      for state in fresh "after xclip" "after its own" "after the daemon"; do
+        target=$DISPLAY
+        case $state in
+          fresh) start_xvfb target ;; # a server whose CLIPBOARD nobody has owned yet
+          "after xclip") printf other | xclip -selection clipboard ;;
+          "after its own") sh -c "$copy" ;;
+          "after the daemon") xdotool key super+alt+i ;;
+        esac
         sleep 0.3
-        /usr/bin/time -f '%e\t%S\t%M' -o "$work/rss" sh -c "$copy"
+        if [[ $state == "after the daemon" && $(xclip -o -selection clipboard) != usr_8f14e45f ]]; then
+          echo "bench.sh: the daemon's key press did not copy (log: $(tail -3 "$work/owners-daemon.log"))" >&2
+          exit 1
+        fi
+        DISPLAY=$target /usr/bin/time -f '%e\t%S\t%M' -o "$work/rss" sh -c "$copy"
         printf '%s\t%s\t%s\n' "$tool" "$state" "$(tail -1 "$work/rss")" >>"$work/owners.tsv"
+        if [[ $state == fresh ]]; then kill "${xvfb_pids[-1]}"; unset 'xvfb_pids[-1]'; fi
       done
     done
   done

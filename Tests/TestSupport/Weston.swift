@@ -83,6 +83,12 @@ public final class Weston: @unchecked Sendable {
     public func stop() {
         guard !stopped else { return }
         stopped = true
+        // weston gone before its test ended (a crash of its XWayland bridge, say) shows in the
+        // test as refused connections; its log says why, and is removed below.
+        if processExited(process.pid) {
+            let text = String(decoding: readWholeFile(runtimeDir + "/weston.log") ?? [], as: UTF8.self)
+            FileHandle.standardError.write(Data("weston exited during the test; its log ends:\n\(text.suffix(3000))\n".utf8))
+        }
         Self.stopTree(process)
         host.stop()
         try? FileManager.default.removeItem(atPath: runtimeDir)
