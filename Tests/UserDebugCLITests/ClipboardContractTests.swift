@@ -15,7 +15,8 @@ enum ContractDesktop: String, CaseIterable, Sendable, CustomTestStringConvertibl
     /// through the bridge.
     case weston
     /// Headless cage (wlroots kiosk): no data-control and no keyboard, so X11 through XWayland;
-    /// X11 clients of that XWayland are the only peers that can read its clipboard here. An X11
+    /// X11 clients of that XWayland are the peers (wl-clipboard needs data-control), and a GTK4
+    /// app's focused Wayland window reads it too (`copyIdIsReadByTheGTK4Client`). An X11
     /// window has the focus (cage takes X11 copies over only then; without one a copy is
     /// refused: CageRouteTests).
     case cage
