@@ -23,14 +23,19 @@
 #                               AUDIT_HOTKEY_ROUNDS=5, AUDIT_HOTKEY_PRESSES=20; own Xvfb servers and a headless sway)
 #   Scripts/bench.sh config     copy-id --to clipboard with no config, the daemon's hotkeys file,
 #                               {"notifications":"never"} and the shipped template with hotkeys,
-#                               interleaved beside xclip, then each one's instructions (callgrind)
-#   Scripts/bench.sh owners     a 128 MiB copy from a file beside xclip, each after another
-#                               program's copy and after its own (LARGE_RUNS rounds, own Xvfb)
+#                               interleaved beside xclip; then after another owner (xclip and
+#                               copy-id alternating); then each one's instructions (callgrind)
+#   Scripts/bench.sh owners     a 128 MiB copy from a file beside xclip, on a fresh server, after
+#                               another program's copy, after its own and after the daemon's key
+#                               press (LARGE_RUNS rounds, own Xvfb)
 #   Scripts/bench.sh readable   Wayland copies by time-until-readable: wl-copy, copy-id and copy, from the
 #                               command's start until a data-control listener has read the new value
 #                               (Scripts/bench/readable_bench.py), on a headless sway and KWin; then the
 #                               same on sway with a wl-paste -n polling reader (READABLE_ROUNDS=50,
 #                               READABLE_POLL_ROUNDS=20)
+#   BENCH_WRITE=1 Scripts/bench.sh config|owners|readable   also writes that section's table into
+#                               BENCHMARKS.md (between its <!-- bench.sh SECTION --> markers;
+#                               Scripts/bench_write.py), with the date and the load average
 #   Scripts/bench.sh before REV  the hotkey path (copy-id to stdout and to the clipboard) of REV
 #                               beside this tree's, in one run (REV built in a temporary worktree)
 set -euo pipefail
@@ -88,6 +93,16 @@ start_xvfb() { # start_xvfb VAR: a private Xvfb (stopped by pid on exit); its di
   printf -v "$1" ':%s' "$(head -1 "$file")"
 }
 
+section_load=$(cut -d' ' -f1 /proc/loadavg)
+write_figures() { # write_figures AREA FILE...: with BENCH_WRITE=1, AREA's table in BENCHMARKS.md (Scripts/bench_write.py)
+  [[ ${BENCH_WRITE:-} == 1 ]] || return 0
+  local area=$1 now loads
+  shift
+  now=$(cut -d' ' -f1 /proc/loadavg)
+  loads=$(printf '%s\n%s\n' "$section_load" "$now" | sort -g | paste -sd' ')
+  python3 Scripts/bench_write.py "$area" "$(date -u '+%Y-%m-%d %H:%M') UTC, load ${loads% *}–${loads#* }" "$@"
+}
+
 start_sway() { # a headless sway as userdebug-test (sway refuses root); exports WAYLAND_DISPLAY, XDG_RUNTIME_DIR
   id userdebug-test >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin userdebug-test
   local uid gid dir
@@ -142,16 +157,19 @@ if [[ $what == readable ]]; then
   export USERDEBUG_HOME=$work/readable
   "$ud" session import config/sample-session.json -q
   start_sway
+  section_load=$(cut -d' ' -f1 /proc/loadavg)
   echo; echo "### sway 1.7 (headless), data-control listener: Scripts/bench/readable_bench.py $ud ${READABLE_ROUNDS:-50} --unchanged"
-  python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_ROUNDS:-50}" --unchanged
+  python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_ROUNDS:-50}" --unchanged | tee "$work/readable-sway"
   echo; echo "### sway, wl-paste -n polling: Scripts/bench/readable_bench.py $ud ${READABLE_POLL_ROUNDS:-20} --reader poll"
-  python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_POLL_ROUNDS:-20}" --reader poll
+  python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_POLL_ROUNDS:-20}" --reader poll | tee "$work/readable-poll"
+  : >"$work/readable-kwin"
   if command -v kwin_wayland >/dev/null && start_kwin; then
     echo; echo "### KWin 5.27 (--virtual), data-control listener: Scripts/bench/readable_bench.py $ud ${READABLE_ROUNDS:-50} --unchanged"
-    python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_ROUNDS:-50}" --unchanged
+    python3 Scripts/bench/readable_bench.py "$ud" "${READABLE_ROUNDS:-50}" --unchanged | tee "$work/readable-kwin"
   else
     echo; echo "### KWin: not started (no kwin_wayland, or no socket within 15 s)"
   fi
+  write_figures readable "$work/readable-sway" "$work/readable-poll" "$work/readable-kwin"
 fi
 
 if [[ $what == before ]]; then
@@ -312,20 +330,21 @@ if [[ $what == config ]]; then
   sed 's/"hotkeys": {}/"hotkeys": {"Super+Alt+I": "copy-id", "Super+Alt+J": "dump-json", "Super+Alt+M": "menu"}/' \
     config/config.json >"$work/full/config/config.json"
   chmod 600 "$work"/*/config/config.json
+  section_load=$(cut -d' ' -f1 /proc/loadavg)
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   python3 Scripts/interleave.py "$runs" \
     "sh -c 'printf usr_8f14e45f | xclip -display $display_b -selection clipboard'" \
     "USERDEBUG_HOME=$work/none $ud copy-id --to clipboard -q" \
     "USERDEBUG_HOME=$work/hotkeys $ud copy-id --to clipboard -q" \
     "USERDEBUG_HOME=$work/never $ud copy-id --to clipboard -q" \
-    "USERDEBUG_HOME=$work/full $ud copy-id --to clipboard -q"
+    "USERDEBUG_HOME=$work/full $ud copy-id --to clipboard -q" | tee "$work/config.table"
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   # The state a hotkey usually meets: another program copied last. Alternating on one server,
   # each copy takes CLIPBOARD from the other's owner (ours connects and forks; no hand-off).
   echo; echo "### after another owner: xclip and copy-id alternating on one server"
   python3 Scripts/interleave.py "$runs" \
     "sh -c 'printf usr_8f14e45f | xclip -selection clipboard'" \
-    "USERDEBUG_HOME=$work/full $ud copy-id --to clipboard -q"
+    "USERDEBUG_HOME=$work/full $ud copy-id --to clipboard -q" | tee "$work/config-other.table"
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo; echo "### instructions of the copying process (callgrind; independent of the machine's load)"
   strip --strip-debug -o "$work/ud-symbols" "$ud"  # valgrind gives up on the static binary's debug info
@@ -333,7 +352,8 @@ if [[ $what == config ]]; then
     USERDEBUG_HOME=$work/$home valgrind --tool=callgrind --callgrind-out-file=/dev/null \
       --log-file="$work/callgrind-$home.%p" "$work/ud-symbols" copy-id --to clipboard -q
     echo "$home: $(cat "$work/callgrind-$home".* | awk '/Collected/ { print $4 }') instructions"
-  done
+  done | tee "$work/config.instructions"
+  write_figures config "$work/config.table" "$work/config-other.table" "$work/config.instructions"
 fi
 
 if [[ $what == owners ]]; then
@@ -352,6 +372,7 @@ if [[ $what == owners ]]; then
   XDG_RUNTIME_DIR=$work/owners-run "$ud" daemon 2>"$work/owners-daemon.log" &
   helper_pids+=($!)
   for _ in $(seq 200); do grep -q 'daemon: pid' "$work/owners-daemon.log" && break; sleep 0.05; done
+  section_load=$(cut -d' ' -f1 /proc/loadavg)
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   : >"$work/owners.tsv"
   for round in $(seq "${LARGE_RUNS:-5}"); do
@@ -389,6 +410,7 @@ for (tool, state), runs in rows.items():
     print(f"| {tool} | {state} | {statistics.median(r[0] for r in runs):.2f} s | {max(r[0] for r in runs):.2f} s "
           f"| {statistics.median(r[1] for r in runs):.2f} s | {statistics.median(r[2] for r in runs) / 1024:.1f} MiB | {len(runs)} |")
 PY
+  write_figures owners "$work/owners.tsv"
 fi
 
 if [[ $what == large ]]; then
