@@ -87,7 +87,8 @@ public final class Weston: @unchecked Sendable {
         // test as refused connections; its log says why, and is removed below.
         if processExited(process.pid) {
             let text = String(decoding: readWholeFile(runtimeDir + "/weston.log") ?? [], as: UTF8.self)
-            FileHandle.standardError.write(Data("weston exited during the test; its log ends:\n\(text.suffix(3000))\n".utf8))
+            let message = "weston exited during the test; its log ends:\n\(text.suffix(3000))\n"
+            FileHandle.standardError.write(Data(message.utf8))
         }
         Self.stopTree(process)
         host.stop()
