@@ -33,7 +33,7 @@
 #                               (Scripts/bench/readable_bench.py), on a headless sway and KWin; then the
 #                               same on sway with a wl-paste -n polling reader (READABLE_ROUNDS=50,
 #                               READABLE_POLL_ROUNDS=20)
-#   BENCH_WRITE=1 Scripts/bench.sh config|owners|readable   also writes that section's table into
+#   BENCH_WRITE=1 Scripts/bench.sh config|owners|readable|hotkey   also writes that section's table into
 #                               BENCHMARKS.md (between its <!-- bench.sh SECTION --> markers;
 #                               Scripts/bench_write.py), with the date and the load average
 #   Scripts/bench.sh before REV  the hotkey path (copy-id to stdout and to the clipboard) of REV
@@ -528,12 +528,14 @@ if [[ $what == all || $what == hotkey ]]; then
   for _ in $(seq 100); do grep -q 'daemon: pid' "$hk/daemon.log" && grep -q ready "$hk/floor.out" && break; sleep 0.05; done
   sleep 1 # sxhkd and xbindkeys say nothing once they have grabbed their keys
   echo "on $d_hotkey: floor Super+Alt+O, daemon Super+Alt+I, sxhkd Super+Alt+U (userdebug) and X (xclip), xbindkeys Super+Alt+B; load $(cut -d' ' -f1-3 /proc/loadavg)"
+  section_load=$(cut -d' ' -f1 /proc/loadavg)
   DISPLAY=$d_hotkey UD=$ud /usr/bin/python3 Scripts/hotkey_bench.py "${HOTKEY_ROUNDS:-5}" "${HOTKEY_PRESSES:-20}" \
     "floor=o=file:$hk/value-floor" \
     "daemon=i=session:$hk/daemon:usr_a_daemon:usr_b_daemon" \
     "sxhkd+copy-id=u=session:$hk/sxhkd:usr_a_sxhkd:usr_b_sxhkd" \
     "sxhkd+xclip=x=file:$hk/value-xclip" \
-    "xbindkeys+copy-id=b=session:$hk/xbindkeys:usr_a_xbindkeys:usr_b_xbindkeys" "${before_spec[@]}"
+    "xbindkeys+copy-id=b=session:$hk/xbindkeys:usr_a_xbindkeys:usr_b_xbindkeys" "${before_spec[@]}" | tee "$work/hotkey.out"
+  [[ -n $before_daemon ]] || write_figures hotkey "$work/hotkey.out"
 fi
 
 if [[ $what == profile ]]; then

@@ -14,6 +14,8 @@ document is left as it was.
             FILE2 the one of xclip and copy-id alternating on one server (after another owner),
             FILE3 lines "HOME: N instructions"
   owners    FILE  the owners.tsv of the 128 MiB copy (tool, state, wall, system, peak KiB)
+  hotkey    FILE  hotkey_bench.py's output (floor, daemon, sxhkd + copy-id, sxhkd + xclip,
+            xbindkeys + copy-id)
   readable  FILE1 sway with the listener, FILE2 sway with the wl-paste poller, FILE3 KWin with the
             listener (readable_bench.py's output; FILE3 may be missing when KWin did not start)
 """
@@ -97,6 +99,39 @@ def owners_rows(when, tsv):
     ]
 
 
+def hotkey_rows(when, output):
+    text = open(output, encoding="utf-8").read()
+    owner, value = {}, {}
+    name = None
+    for line in text.splitlines():
+        match = re.match(r"^(\S+)?\s+(owner set|value):\s+median\s+([0-9.]+)", line)
+        if match:
+            name = match.group(1) or name
+            (owner if match.group(2) == "owner set" else value)[name] = float(match.group(3))
+    ratios = re.search(r"^daemon / floor \(owner set\): ([0-9.]+)x overall medians, ([0-9.]+)x median of the "
+                       r"per-round ratios \(([^)]*)\)", text, re.M)
+    wanted = ["floor", "daemon", "sxhkd+copy-id", "sxhkd+xclip", "xbindkeys+copy-id"]
+    if ratios is None or any(n not in owner for n in wanted) or "daemon" not in value or "floor" not in value:
+        fail(f"{output}: not hotkey_bench.py's output for {', '.join(wanted)}")
+    rounds = os.environ.get("HOTKEY_ROUNDS", "5")
+    presses = os.environ.get("HOTKEY_PRESSES", "20")
+    command = f"`Scripts/bench.sh hotkey` ({rounds} rounds × {presses} interleaved presses)"
+    daemon = owner["daemon"]
+    others = ", ".join(
+        f"{daemon / owner[n]:.3f}× {label} ({owner[n]:.2f} ms)"
+        for n, label in [("sxhkd+copy-id", "sxhkd + `userdebug copy-id`"), ("sxhkd+xclip", "sxhkd + xclip"),
+                         ("xbindkeys+copy-id", "xbindkeys + `userdebug copy-id`")])
+    return [
+        "| figure | measured | command | when, load |",
+        "|:---|---:|:---|:---|",
+        f"| key press (XTEST) → CLIPBOARD has a new owner (XFixes), `userdebug daemon` (payloads made ahead) "
+        f"| {daemon:.3f} ms: **{float(ratios.group(1)):.2f}×** the bare XGrabKey C program's {owner['floor']:.3f} ms "
+        f"({float(ratios.group(2)):.2f}× median of the rounds' ratios: {ratios.group(3)}); {others} | {command} | {when} |",
+        f"| the same, the value readable by a reader (XFixes owner change, then ConvertSelection) "
+        f"| daemon {value['daemon']:.3f} ms, floor {value['floor']:.3f} ms | {command} | {when} |",
+    ]
+
+
 CONTESTANTS = ["wl-copy VALUE", "userdebug copy-id", "userdebug copy < pipe", "userdebug copy-id, session unchanged"]
 
 
@@ -149,7 +184,9 @@ def main():
     if len(sys.argv) < 4:
         fail("usage: bench_write.py AREA WHEN FILE...")
     area, when, files = sys.argv[1], sys.argv[2], sys.argv[3:]
-    makers = {"config": (config_rows, 3), "owners": (owners_rows, 1), "readable": (readable_rows, 2)}
+    makers = {
+        "config": (config_rows, 3), "owners": (owners_rows, 1), "readable": (readable_rows, 2), "hotkey": (hotkey_rows, 1)
+    }
     if area not in makers:
         fail(f"unknown area '{area}' (expected {', '.join(makers)})")
     maker, least = makers[area]
