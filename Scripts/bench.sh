@@ -33,7 +33,7 @@
 #                               (Scripts/bench/readable_bench.py), on a headless sway and KWin; then the
 #                               same on sway with a wl-paste -n polling reader (READABLE_ROUNDS=50,
 #                               READABLE_POLL_ROUNDS=20)
-#   BENCH_WRITE=1 Scripts/bench.sh config|owners|readable|hotkey   also writes that section's table into
+#   BENCH_WRITE=1 Scripts/bench.sh hotkey|config|owners|readable|store|json   also writes that section's table into
 #                               BENCHMARKS.md (between its <!-- bench.sh SECTION --> markers;
 #                               Scripts/bench_write.py), with the date and the load average
 #   Scripts/bench.sh before REV  the hotkey path (copy-id to stdout and to the clipboard) of REV
@@ -558,6 +558,7 @@ if [[ $what == all || $what == json ]]; then
   # whole from a file by both programs, process start included; the ratio column is userdebug's
   # median over Python's.
   echo; echo "## json: parsing 64 MiB of string escapes, userdebug-bench parse beside Python's json.load"
+  section_load=$(cut -d' ' -f1 /proc/loadavg)
   python3 - "$work" <<'PY'
 import sys
 size = 64 * 1024 * 1024
@@ -576,6 +577,7 @@ PY
       -n "userdebug-bench parse" "$bin/userdebug-bench parse $work/$name.json"
     python3 Scripts/bench_table.py "$work/json-$name.json"
   done
+  write_figures json "$work/json-quotes.json" "$work/json-mixed.json"
 fi
 
 if [[ $what == all || $what == startup ]]; then
@@ -592,6 +594,7 @@ fi
 
 if [[ $what == all || $what == store ]]; then
   echo; echo "## store: print-response last with 10 vs 1,000,000 stored responses"
+  section_load=$(cut -d' ' -f1 /proc/loadavg)
   home_with "$work/ten" 10
   home_with "$work/million" 1000000
   hyperfine -N --style none --warmup 10 --runs "$runs" --export-json "$work/store.json" \
@@ -614,7 +617,8 @@ time.sleep(30)' "$work/ten/data/userdebug.sqlite3" > "$work/lock.out" &
   python3 Scripts/bench_table.py "$work/locked.json"
   echo; echo "## store: library record rate (1 KiB bodies, one response per transaction)"
   rm -f "$work/rate.sqlite3"*
-  "$bin/userdebug-bench" record "$work/rate.sqlite3" 20000 1024
+  "$bin/userdebug-bench" record "$work/rate.sqlite3" 20000 1024 | tee "$work/record.out"
+  write_figures store "$work/store.json" "$work/locked.json" "$work/record.out"
 fi
 
 if [[ $what == all || $what == clipboard ]]; then

@@ -16,6 +16,10 @@ document is left as it was.
   owners    FILE  the owners.tsv of the 128 MiB copy (tool, state, wall, system, peak KiB)
   hotkey    FILE  hotkey_bench.py's output (floor, daemon, sxhkd + copy-id, sxhkd + xclip,
             xbindkeys + copy-id)
+  store     FILE1 hyperfine's JSON of print-response last at 10 and 1,000,000 responses, FILE2 the
+            one of reads while a writer holds the lock, FILE3 userdebug-bench record's line
+  json      FILE1, FILE2 hyperfine's JSON of python3 json.load then userdebug-bench parse, on the
+            quotes and the mixed 64 MiB documents
   readable  FILE1 sway with the listener, FILE2 sway with the wl-paste poller, FILE3 KWin with the
             listener (readable_bench.py's output; FILE3 may be missing when KWin did not start)
 """
@@ -97,6 +101,52 @@ def owners_rows(when, tsv):
         f"{largest:.2f} s), peak RSS {peak:.1f} MiB ({peak / 128:.2f}× the payload; xclip {xpeak:.1f} MiB) "
         f"| `LARGE_RUNS={runs} Scripts/bench.sh owners` | {when} |",
     ]
+
+
+def hyperfine_medians(path):
+    """The command names and median times (ms) of a hyperfine --export-json file."""
+    import json
+
+    try:
+        results = json.load(open(path, encoding="utf-8"))["results"]
+        return [(r["command"], statistics.median(r["times"]) * 1000) for r in results]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        fail(f"{path}: not hyperfine's JSON ({error})")
+
+
+def store_rows(when, sizes, locked, record):
+    by_size = hyperfine_medians(sizes)
+    reads = hyperfine_medians(locked)
+    rate = re.search(r"in ([0-9.]+) s: (\d+) responses/s", open(record, encoding="utf-8").read())
+    if len(by_size) != 2 or len(reads) != 3 or rate is None:
+        fail("store: expected 10 and 1,000,000 responses, three locked reads and the record line")
+    runs = os.environ.get("RUNS", "200")
+    command = f"`RUNS={runs} Scripts/bench.sh store`"
+    (_, ten), (_, million) = by_size
+    return [
+        "| figure | measured | command | when, load |",
+        "|:---|---:|:---|:---|",
+        f"| `print-response last` at 1,000,000 vs 10 responses | {million:.2f} / {ten:.2f} ms = {million / ten:.2f}× "
+        f"| {command} | {when} |",
+        f"| library record rate, 1 KiB bodies, one response per transaction | {int(rate.group(2)):,} responses/s "
+        f"| {command} (`userdebug-bench record DB 20000 1024`) | {when} |",
+        f"| reads while a writer holds the lock: `copy-id` / `print-response` | {reads[1][1]:.2f} / {reads[2][1]:.2f} ms "
+        f"(unlocked `copy-id` {reads[0][1]:.2f} ms) | {command} | {when} |",
+    ]
+
+
+def json_rows(when, quotes, mixed):
+    rows = ["| figure | measured | command | when, load |", "|:---|---:|:---|:---|"]
+    runs = os.environ.get("JSON_RUNS", "10")
+    for path, label in ((quotes, "`\\\"` escapes"), (mixed, "`a\\\"` escapes")):
+        medians = hyperfine_medians(path)
+        if len(medians) != 2:
+            fail(f"{path}: expected python3 json.load and userdebug-bench parse")
+        (_, python), (_, ours) = medians
+        rows.append(
+            f"| 64 MiB of {label}: `userdebug-bench parse` ÷ Python `json.load` | {ours:.0f} / {python:.0f} ms = "
+            f"{ours / python:.2f}× | `JSON_RUNS={runs} Scripts/bench.sh json` | {when} |")
+    return rows
 
 
 def hotkey_rows(when, output):
@@ -185,7 +235,8 @@ def main():
         fail("usage: bench_write.py AREA WHEN FILE...")
     area, when, files = sys.argv[1], sys.argv[2], sys.argv[3:]
     makers = {
-        "config": (config_rows, 3), "owners": (owners_rows, 1), "readable": (readable_rows, 2), "hotkey": (hotkey_rows, 1)
+        "config": (config_rows, 3), "owners": (owners_rows, 1), "readable": (readable_rows, 2), "hotkey": (hotkey_rows, 1),
+        "store": (store_rows, 3), "json": (json_rows, 2),
     }
     if area not in makers:
         fail(f"unknown area '{area}' (expected {', '.join(makers)})")
