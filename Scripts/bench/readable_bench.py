@@ -14,9 +14,10 @@ moment the copy command is started, when a reader first gets that value:
   wl-copy VALUE                                   (the value as its argument)
   userdebug copy-id --to clipboard -q             (after `userdebug session set --id VALUE`, untimed)
   userdebug copy -q                               (VALUE on standard input, a pipe from this script)
-  userdebug copy-id --to clipboard -q             (--unchanged: the session unchanged, the same text in
-                                                   a new source; listen only, as a poll cannot tell it
-                                                   from the old; ambiguous once a read stalls)
+  userdebug copy-id --to clipboard -q             (--unchanged: a home of its own whose store nothing
+                                                   changes during the run, so its session copy is fresh;
+                                                   the same text in a new source each round; listen only,
+                                                   as a poll cannot tell it from the old)
 
 Every round runs each once, the starting contestant rotating, with --settle seconds (0.05)
 between copies. Readers:
@@ -35,11 +36,13 @@ the ratios copy-id / wl-copy and copy / wl-copy, and the load average before and
 import argparse
 import os
 import select
+import shutil
 import socket
 import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -276,12 +279,6 @@ def row(values):
     return f"{statistics.median(values):7.2f} ({p10:6.2f}–{p90:6.2f})"
 
 
-def initial_id():
-    """The current session's identifier, as copy-id prints it."""
-    ud = sys.argv[1]
-    return subprocess.run([ud, "copy-id", "--to", "stdout"], capture_output=True, text=True, check=True).stdout.strip()
-
-
 def load():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
@@ -316,10 +313,22 @@ def main():
     def copy(value):
         return [ud, "copy", "-q"], value.encode(), None
 
-    # The session's id as the last `session set` left it: copy-id with the store unchanged (its
-    # session copy fresh) puts up a new source with the same text; the listener reads each new
-    # selection, so its read of that text after the command's start counts.
-    current_id = [initial_id()]
+    # copy-id with the store left alone: a home of its own that nothing writes during the run,
+    # so its session copy beside the store is fresh (as for a hotkey pressed a while after the
+    # last change). Every round puts up a new source with the same text; the listener reads each
+    # new selection, so its read of that text after the command's start counts. (With the
+    # shared home, `session set` of the copy-id contestant changed the store a moment before.)
+    settled = {}
+    if args.unchanged:
+        home = tempfile.mkdtemp(prefix="readable-bench-settled-")
+        settled = dict(os.environ, USERDEBUG_HOME=home)
+        sample = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "config", "sample-session.json")
+        for step in (["session", "import", sample], ["session", "set", "--id", f"rb-{stamp}-settled"]):
+            subprocess.run([ud, *step], env=settled, check=True, stdout=subprocess.DEVNULL)
+        time.sleep(0.3)  # past the session copy's settle time; the next read writes the copy
+        for _ in range(2):
+            subprocess.run([ud, "copy-id", "--to", "stdout"], env=settled, check=True, stdout=subprocess.DEVNULL)
+    settled_id = f"rb-{stamp}-settled"
 
     def copy_id_unchanged(value):
         return [ud, "copy-id", "--to", "clipboard", "-q"], None, None
@@ -337,18 +346,17 @@ def main():
         for name, make in order:
             value = f"rb-{stamp}-{round_}-{name.split()[0 if name.startswith('wl') else 1]}"
             if make is copy_id_unchanged:
-                value = current_id[0]
+                value = settled_id
             argv, stdin, prepare = make(value)
-            if make is copy_id:
-                current_id[0] = value
             if prepare:
                 subprocess.run(prepare, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             since = len(seen.entries)
             start = now_ms()
+            env = settled if make is copy_id_unchanged else None
             if stdin is None:
-                status = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL).returncode
+                status = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env).returncode
             else:
-                status = subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL).returncode
+                status = subprocess.run(argv, input=stdin, stdout=subprocess.DEVNULL, env=env).returncode
             end = now_ms()
             entry = seen.wait_for(value, since, 6, reader)
             if status != 0 or entry is None:
@@ -364,6 +372,8 @@ def main():
                 if entry[3] == value:
                     results[name]["first"].append(entry[1] - start)
             time.sleep(args.settle)
+    if settled:
+        shutil.rmtree(settled["USERDEBUG_HOME"], ignore_errors=True)
     if reader.error:
         print(f"readable_bench: the reader failed: {reader.error}", file=sys.stderr)
     if isinstance(reader, Poller):
