@@ -26,8 +26,8 @@
 #                               interleaved beside xclip; then after another owner (xclip and
 #                               copy-id alternating); then each one's instructions (callgrind)
 #   Scripts/bench.sh owners     a 128 MiB copy from a file beside xclip, on a fresh server, after
-#                               another program's copy, after its own and after the daemon's key
-#                               press (LARGE_RUNS rounds, own Xvfb)
+#                               another program's copy, after its own, after the daemon's key
+#                               press and with csd-clipboard managing (LARGE_RUNS rounds, own Xvfb)
 #   Scripts/bench.sh readable   Wayland copies by time-until-readable: wl-copy, copy-id and copy, from the
 #                               command's start until a data-control listener has read the new value
 #                               (Scripts/bench/readable_bench.py), on a headless sway and KWin; then the
@@ -372,19 +372,35 @@ if [[ $what == owners ]]; then
   XDG_RUNTIME_DIR=$work/owners-run "$ud" daemon 2>"$work/owners-daemon.log" &
   helper_pids+=($!)
   for _ in $(seq 200); do grep -q 'daemon: pid' "$work/owners-daemon.log" && break; sleep 0.05; done
+  # A server whose clipboard csd-clipboard manages: it takes every new CLIPBOARD (all 128 MiB).
+  start_xvfb d_managed
+  DISPLAY=$d_managed NO_AT_BRIDGE=1 dbus-run-session -- csd-clipboard >/dev/null 2>&1 &
+  manager_pid=$!
+  DISPLAY=$d_managed /usr/bin/python3 -c '
+import sys, time
+from Xlib import display
+d = display.Display()
+atom = d.intern_atom("CLIPBOARD_MANAGER")
+for _ in range(200):
+    owner = d.get_selection_owner(atom)
+    if getattr(owner, "id", owner):
+        sys.exit(0)
+    time.sleep(0.05)
+sys.exit("bench.sh: csd-clipboard did not take CLIPBOARD_MANAGER")'
   section_load=$(cut -d' ' -f1 /proc/loadavg)
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
   : >"$work/owners.tsv"
   for round in $(seq "${LARGE_RUNS:-5}"); do
     for tool in userdebug xclip; do
       if [[ $tool == xclip ]]; then copy="xclip -selection clipboard < $work/big"; else copy="$ud copy -q < $work/big"; fi
-      for state in fresh "after xclip" "after its own" "after the daemon"; do
+      for state in fresh "after xclip" "after its own" "after the daemon" "with a clipboard manager"; do
         target=$DISPLAY
         case $state in
           fresh) start_xvfb target ;; # a server whose CLIPBOARD nobody has owned yet
           "after xclip") printf other | xclip -selection clipboard ;;
           "after its own") sh -c "$copy" ;;
           "after the daemon") xdotool key super+alt+i ;;
+          "with a clipboard manager") target=$d_managed; printf other | DISPLAY=$target xclip -selection clipboard ;;
         esac
         sleep 0.3
         if [[ $state == "after the daemon" && $(xclip -o -selection clipboard) != usr_8f14e45f ]]; then
@@ -410,6 +426,9 @@ for (tool, state), runs in rows.items():
     print(f"| {tool} | {state} | {statistics.median(r[0] for r in runs):.2f} s | {max(r[0] for r in runs):.2f} s "
           f"| {statistics.median(r[1] for r in runs):.2f} s | {statistics.median(r[2] for r in runs) / 1024:.1f} MiB | {len(runs)} |")
 PY
+  # dbus-run-session's children (csd-clipboard, its bus), then dbus-run-session itself.
+  pkill -TERM -P "$manager_pid" 2>/dev/null || true
+  wait "$manager_pid" 2>/dev/null || true
   write_figures owners "$work/owners.tsv"
 fi
 
