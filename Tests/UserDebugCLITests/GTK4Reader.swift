@@ -10,15 +10,7 @@ final class GTK4Reader: @unchecked Sendable {
     private let child: Spawned
     private var stopped = false
 
-    static let script: String = {
-        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = dir.appendingPathComponent("Tests/Support/gtk4_reader.py").path
-            if FileManager.default.fileExists(atPath: candidate) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        return "gtk4_reader.py-not-found"
-    }()
+    static let script = repositoryRoot.appendingPathComponent("Tests/Support/gtk4_reader.py").path
 
     /// Starts the reader with `environment` (WAYLAND_DISPLAY and XDG_RUNTIME_DIR for Wayland,
     /// DISPLAY for X11; `wayland` picks GDK's backend), as `account` when given, and waits until
