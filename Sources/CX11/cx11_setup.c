@@ -69,9 +69,8 @@ static cx11_status setup_outcome(xcb_connection_t *c, int timed_out, const char 
     return CX11_OK;
 }
 
-/* Run the X setup on fd (consumed) under the deadline. */
-static cx11_status setup_with_deadline(int fd, xcb_auth_info_t *auth, double deadline, const char *display,
-                                       xcb_connection_t **out, cx11_error *err) {
+cx11_status cx11_setup(int fd, xcb_auth_info_t *auth, double deadline, const char *display, xcb_connection_t **out,
+                       cx11_error *err) {
     watchdog w = {.done = 0, .fired = 0, .deadline = deadline};
     w.fd = dup(fd);
     if (w.fd < 0) {
@@ -105,9 +104,4 @@ static cx11_status setup_with_deadline(int fd, xcb_auth_info_t *auth, double dea
     pthread_mutex_destroy(&w.mutex);
 
     return setup_outcome(c, w.fired, display, out, err);
-}
-
-cx11_status cx11_setup(int fd, xcb_auth_info_t *auth, double deadline, const char *display, xcb_connection_t **out,
-                       cx11_error *err) {
-    return setup_with_deadline(fd, auth, deadline, display, out, err);
 }
