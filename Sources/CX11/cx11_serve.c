@@ -53,9 +53,10 @@ static void serve_offer(cx11_server *sv) {
 
 /* Leave once nothing is left to do: no selection, no hand-off, no transfer; or at once when
  * leaving and the server stopped answering (no transfer can go on then). */
-static void leave_when_done(cx11_server *sv) {
+static void leave_when_done(cx11_server *sv, xcb_window_t root) {
     if (sv->silent) _exit(0);
     if (sv->owning || sv->handoff.pending || sv->transfers.count > 0) return;
+    cx11_clear_check_run(&sv->check, &sv->x, root); /* after a secret's clear: is the token gone? */
     /* One round trip before leaving: the server must have taken our last requests (the
      * empty chunk that ends a transfer) before our socket closes. Closing with events
      * still unread in our receive queue resets the connection, and the X server then
@@ -104,6 +105,7 @@ static void start(cx11_server *sv, const cx11_serve_config *config) {
     };
     cx11_transfers_init(&sv->transfers, sv->x.c, sv->x.atoms[CX11_A_INCR]);
     cx11_listener_init(&sv->listener, o);
+    cx11_clear_check_init(&sv->check, o->clear_report);
     int ignored_errno;
     (void)ud_owner_detach(&sv->xfd, 1, &sv->sfd, &ignored_errno); /* no signalfd: poll skips it */
     cx11_offer_header terms;
@@ -127,7 +129,7 @@ void cx11_serve(const cx11_serve_config *config) {
         double next = cx11_server_run_timers(&sv);
         /* Leaving or no longer the owner: the next copy must own the selection itself. */
         if (cx11_listener_active(&sv.listener) && !cx11_server_may_retake(&sv)) cx11_listener_stop(&sv.listener);
-        leave_when_done(&sv);
+        leave_when_done(&sv, config->session.root);
         xcb_flush(sv.x.c);
         if ((ev = xcb_poll_for_queued_event(sv.x.c)) != NULL) { /* queued while a timer waited for a reply */
             cx11_server_handle_event(&sv, ev);

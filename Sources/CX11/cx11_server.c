@@ -65,6 +65,7 @@ static void destroy_owner(cx11_server *sv) {
 static void clear_secret(cx11_server *sv) {
     xcb_timestamp_t time = 0;
     cx11_content *empty = NULL;
+    if (sv->owning) cx11_clear_check_arm(&sv->check, sv->held.current.content, ud_now());
     if (sv->owning && cx11_server_ask_owner(sv) == 1 &&
         cx11_server_fresh_timestamp(sv, cx11_server_reply_deadline(sv), &time) && sv->owning &&
         (empty = cx11_content_received(NULL, 0, sv->held.current.content->kind, 0)) != NULL) {

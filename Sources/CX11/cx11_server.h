@@ -6,6 +6,7 @@
  * listener, leaving with _exit) and the daemon's in-process host (cx11_host.c: polled by the
  * daemon's own loop beside its key grabs). Neither waits past a deadline.
  */
+#include "cx11_clearcheck.h"
 #include "cx11_content.h"
 #include "cx11_handoff.h"
 #include "cx11_listener.h"
@@ -30,6 +31,7 @@ typedef struct cx11_server {
     cx11_transfers transfers;
     cx11_handoff handoff;
     cx11_listener listener;
+    cx11_clear_check check; /* the read-back after a secret's clear (the detached owner only) */
 } cx11_server;
 
 /* How long a round trip may wait: 1 s, and while starting to leave no later than leave_by. */

@@ -8,6 +8,8 @@ public struct HistoryManager: Sendable, CustomStringConvertible {
     public let description: String
     /// The command that runs it (an absolute path first).
     let command: [String]
+    /// Its process name (`/proc/PID/comm`): the program's file name.
+    public var processName: String { URL(fileURLWithPath: command[0]).lastPathComponent }
     /// Reads its history: the bytes in which a copied text shows up if it was kept.
     let history: @Sendable (RunningManager) -> [UInt8]
 

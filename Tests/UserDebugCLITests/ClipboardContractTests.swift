@@ -403,6 +403,14 @@ final class ContractStand: @unchecked Sendable {
             // The clear takes the selection with empty content before leaving, so what a keeper
             // (mutter's clipboard manager, weston's bridge) holds last is nothing, not the token.
             #expect(gone, "the token is still pasted after the clear")
+            // The X11 owner reads the selection back for a few seconds after the clear, then leaves;
+            // a keeper that had put the token back (as mutter's did before the empty content) is
+            // in the clear report, which a clear that held leaves absent.
+            if [.x11, .weston, .cage, .mutter].contains(desktop) {
+                #expect(eventually(timeout: 20) { servingProcesses().isEmpty }, "the owner stayed after its check")
+                let report = readWholeFile(home.root.appendingPathComponent("state/clear-report").path)
+                #expect(report == nil, "the owner saw the token back: \(String(decoding: report ?? [], as: UTF8.self))")
+            }
         }
     }
 

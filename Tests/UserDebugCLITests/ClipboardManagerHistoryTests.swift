@@ -68,6 +68,7 @@ import Testing
     /// second plain copy that the manager must record after it (so it has looked at the token).
     func measure(_ manager: HistoryManager, _ documented: Documented) throws {
         try withXvfb { x in
+            var reported = false
             try withHistoryManager(manager, on: x) { running in
                 let display = ["DISPLAY": x.display]
                 try #require(
@@ -86,12 +87,54 @@ import Testing
                 if let restores = documented.restoresToken {
                     #expect(restored == restores, "\(manager) put the token back: \(restored)")
                 }
+                reported = try expectClearReport(
+                    by: manager, restored: restored, documented: documented, display: display)
                 try #require(try recorded("plain-after-token", by: running, display: display))
                 #expect(
                     running.keeps(Samples.canary) == !documented.skipsToken,
                     "\(manager) kept the token: \(running.keeps(Samples.canary))")
             }
+            if reported { try expectNextCopyNames(manager, display: ["DISPLAY": x.display]) }
         }
+    }
+
+    /// The owner read the clipboard back after the clear (it has left, so its check is over): a
+    /// manager that put the token back is in the clear report, named by its process, and the next
+    /// secret's copy says so; a manager that never does leaves no report. (A manager that only
+    /// may restore it is held to the first rule when the report exists: its poll and the owner's
+    /// check can see different moments.)
+    @discardableResult
+    func expectClearReport(
+        by manager: HistoryManager, restored: Bool, documented: Documented, display: [String: String]
+    ) throws -> Bool {
+        let report = readWholeFile(home.root.appendingPathComponent("state/clear-report").path)
+            .map { String(decoding: $0, as: UTF8.self) }
+        switch documented.restoresToken {
+        case false?:
+            #expect(report == nil, "\(manager) never puts the token back, yet: \(report ?? "")")
+        case true?:
+            #expect(report?.hasPrefix("restored\t") == true, "no report of \(manager)'s restore: \(report ?? "none")")
+        case nil:
+            break
+        }
+        guard let report else { return false }
+        #expect(report.contains("\t\(manager.processName) (pid "), "the report names someone else: \(report)")
+        #expect(restored, "the owner saw the token back, the test never did: \(report)")
+        return true
+    }
+
+    /// The next secret's copy once the manager is gone (so the known-keeper notice does not name it
+    /// already, as for a keeper not on that list): the report's sentence names it.
+    func expectNextCopyNames(_ manager: HistoryManager, display: [String: String]) throws {
+        let doctor = try home.run(["doctor"], extraEnvironment: display)
+        #expect(
+            doctor.out.contains("clear: warning — the last clear did not hold: \(manager.processName) (pid "),
+            "\(manager): \(doctor.out)")
+        let again = try home.run(["copy-token", "--to", "clipboard", "--lifetime", "1"], extraEnvironment: display)
+        try #require(again.status == 0, "\(again)")
+        #expect(
+            again.err.contains("the last clear did not hold: \(manager.processName) (pid "), "\(manager): \(again.err)")
+        #expect(eventually(timeout: 30) { owners().isEmpty }, "the last copy's owner stayed: \(owners())")
     }
 
     /// Copies `text` (a new numbered copy every few seconds, as a manager only notices the

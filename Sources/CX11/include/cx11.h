@@ -77,6 +77,10 @@ typedef struct cx11_own_options {
                                for the next copy. See cx11_own. */
     int new_owner;          /* with reuse_owner: do not hand the bytes to a serving process; fork
                                a new one (which then listens for the next copy) */
+    const char *clear_report; /* NULL: none. After a secret's clear the owner reads the selection
+                               back for a few seconds: a program that put the token back is
+                               written to this file ("restored", time, selection, who); a clear
+                               that held removes it. A resident owner uses the path it started with. */
 } cx11_own_options;
 
 /*

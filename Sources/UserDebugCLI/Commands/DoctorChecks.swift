@@ -273,6 +273,17 @@ struct DoctorHealth {
         return .ok("launcher", path)
     }
 
+    /// The last secret's clear, as its owner read the clipboard back (`ClearReport`): a program
+    /// that put the token back is a warning (a hotkey still works; the token stays readable).
+    static func clear(_ invocation: Invocation) -> DoctorCheck {
+        guard let last = ClearReport.read(ClearReport.path(stateDirectory: invocation.paths.stateDirectory)) else {
+            return .ok("clear", "no cleared token was seen put back on the clipboard")
+        }
+        return .warning(
+            "clear", last.sentence,
+            fix: "quit or pause \(last.processName) (its history keeps the token), or copy the token with --to stdout")
+    }
+
     static func shellQuoted(_ text: String) -> String {
         let plain =
             !text.isEmpty

@@ -194,6 +194,7 @@ struct DoctorReport {
         checks.append(DoctorHealth.notifications(invocation, config: config, timeout: timeout))
         checks.append(DoctorHealth.popup(invocation, config: config))
         checks.append(DoctorHealth.launcher(invocation))
+        checks.append(DoctorHealth.clear(invocation))
         report.health = DoctorHealth(checks: checks)
         return report
     }

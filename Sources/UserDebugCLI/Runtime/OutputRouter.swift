@@ -144,6 +144,15 @@ struct OutputRouter {
         if let lifetime = invocation.arguments.value("lifetime") {
             options.lifetime = try OutputTarget.lifetime(lifetime)
         }
+        // Where the owner reports a keeper that put a cleared token back (a resident owner keeps
+        // the path it started with, so every copy names it); a secret's copy makes the directory.
+        let report = ClearReport.path(stateDirectory: invocation.paths.stateDirectory)
+        options.clearReport = report
+        if payload.isSecret, options.clearSecretAfter != nil,
+            (try? ExportFiles.makeDirectory(invocation.paths.stateDirectory, private: 1)) == nil
+        {
+            options.clearReport = nil
+        }
         let policy = try ownerPolicy()
         let (preference, _) = try BackendChoice.preference(invocation)
         if !invocation.waylandEndpoint.handToResidentOwner(
@@ -159,6 +168,12 @@ struct OutputRouter {
                 let who = keepers.joined(separator: " and ")
                 clear += ", but \(who) puts it back after the clear: the token stays on the clipboard"
                 clear += " (pause \(keepers.count > 1 ? "them" : "it"), or use --to stdout)"
+            }
+            // A keeper the owner saw put the last token back, unless it was just named.
+            if options.clearSecretAfter != nil, let last = ClearReport.read(report),
+                !RestoringKeepers.named(last.processName, among: keepers)
+            {
+                clear += "; \(last.sentence): pause it, or use --to stdout"
             }
             invocation.diagnostics.notice("copied a secret (\(payload.byteCount) bytes) to \(name)\(clear)")
         } else {

@@ -35,6 +35,11 @@ enum RestoringKeepers {
         return known.map(\.name).filter { found.contains($0) && named.insert($0).inserted }
     }
 
+    /// Whether the process name `comm` is one of the keepers in `names` (as `running` names them).
+    static func named(_ comm: String, among names: [String]) -> Bool {
+        known.contains { $0.comm == comm && names.contains($0.name) }
+    }
+
     /// The first line of a small /proc file, without its newline.
     private static func command(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -118,23 +118,26 @@ public import UserDebugKit
     ) -> R {
         withOptionalCString(display) { d in
             withOptionalCString(authority) { a in
-                var o = cx11_own_options(
-                    display: d,
-                    authority: a,
-                    selection: selection(name),
-                    kind: kind(payload.kind),
-                    is_secret: payload.isSecret ? 1 : 0,
-                    connect_timeout: options.connectTimeout,
-                    transfer_timeout: options.transferTimeout,
-                    clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
-                    lifetime: options.lifetime ?? 0,
-                    handoff_timeout: policy.handOffTimeout,
-                    single_fork: policy.callerExitsSoon ? 1 : 0,
-                    handoff_at_once: policy.handOffAtOnce ? 1 : 0,
-                    reuse_owner: policy.reuseOwner ? 1 : 0,
-                    new_owner: policy.newOwner ? 1 : 0
-                )
-                return body(&o)
+                withOptionalCString(options.clearReport) { report in
+                    var o = cx11_own_options(
+                        display: d,
+                        authority: a,
+                        selection: selection(name),
+                        kind: kind(payload.kind),
+                        is_secret: payload.isSecret ? 1 : 0,
+                        connect_timeout: options.connectTimeout,
+                        transfer_timeout: options.transferTimeout,
+                        clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
+                        lifetime: options.lifetime ?? 0,
+                        handoff_timeout: policy.handOffTimeout,
+                        single_fork: policy.callerExitsSoon ? 1 : 0,
+                        handoff_at_once: policy.handOffAtOnce ? 1 : 0,
+                        reuse_owner: policy.reuseOwner ? 1 : 0,
+                        new_owner: policy.newOwner ? 1 : 0,
+                        clear_report: report
+                    )
+                    return body(&o)
+                }
             }
         }
     }

@@ -1,0 +1,205 @@
+/* The read-back after a secret's clear (cx11_clearcheck.h). */
+#define _GNU_SOURCE
+#include "cx11_clearcheck.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How often the selection's owner is asked; the same owner's content is read again at most this
+ * often (a keeper may set the selection again with the same window). */
+#define CX11_CLEAR_CHECK_EVERY 0.1
+#define CX11_CLEAR_RELOOK_EVERY 0.5
+
+typedef enum { LOOK_NOTHING, LOOK_TOKEN, LOOK_OTHER, LOOK_LOST } look_result;
+
+static uint64_t fnv1a(const uint8_t *bytes, size_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= bytes[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+void cx11_clear_check_init(cx11_clear_check *k, const char *report) {
+    memset(k, 0, sizeof *k);
+    if (report != NULL && strlen(report) < sizeof k->report - 16) strcpy(k->report, report);
+}
+
+void cx11_clear_check_arm(cx11_clear_check *k, const cx11_content *secret, double now) {
+    if (k->report[0] == 0 || secret == NULL) return;
+    k->hash = fnv1a(secret->bytes, secret->len);
+    k->len = secret->len;
+    k->until = now + CX11_CLEAR_CHECK_SECONDS;
+}
+
+/* Convert the selection to `target` on window w and take the answer's property (at most `words`
+ * 32-bit units of it): 1 with *out the property (NULL when the owner refused), 0 when the server
+ * or the owner did not answer by the deadline. */
+static int convert(const cx11_link *x, xcb_window_t w, xcb_atom_t target, uint32_t words, double deadline,
+                   xcb_get_property_reply_t **out) {
+    xcb_atom_t property = x->atoms[CX11_A_PROPERTY];
+    *out = NULL;
+    xcb_convert_selection(x->c, w, x->selection, target, property, XCB_CURRENT_TIME);
+    for (;;) {
+        cx11_wait why;
+        xcb_generic_event_t *ev = cx11_wait_event(x->c, deadline, &why);
+        if (ev == NULL) return 0;
+        int done = 0;
+        xcb_atom_t answered = XCB_NONE;
+        if ((ev->response_type & 0x7f) == XCB_SELECTION_NOTIFY) {
+            xcb_selection_notify_event_t *sn = (xcb_selection_notify_event_t *)ev;
+            done = sn->requestor == w && sn->selection == x->selection && sn->target == target;
+            answered = sn->property;
+        }
+        free(ev);
+        if (!done) continue;
+        if (answered == XCB_NONE) return 1;
+        xcb_get_property_cookie_t ck = xcb_get_property(x->c, 1, w, answered, XCB_GET_PROPERTY_TYPE_ANY, 0, words);
+        *out = cx11_reply(x->c, ck.sequence, deadline, NULL);
+        return *out != NULL;
+    }
+}
+
+/* Whether a TARGETS answer lists a secret's marker: then it is a secret's copy (ours, a password
+ * manager's), not a keeper putting the token back. */
+static int offers_marker(const cx11_link *x, const xcb_get_property_reply_t *r) {
+    if (r->format != 32) return 0;
+    const xcb_atom_t *atoms = xcb_get_property_value(r);
+    int n = xcb_get_property_value_length(r) / 4;
+    for (int i = 0; i < n; i++)
+        if (atoms[i] == x->atoms[CX11_A_KDE_HINT] || atoms[i] == x->atoms[CX11_A_COPYQ_HIDDEN]) return 1;
+    return 0;
+}
+
+/* What the selection's owner holds now, as far as the check goes. */
+static look_result look(const cx11_link *x, xcb_window_t w, const cx11_clear_check *k, double deadline) {
+    xcb_get_property_reply_t *r = NULL;
+    if (!convert(x, w, x->atoms[CX11_A_TARGETS], 256, deadline, &r)) return LOOK_LOST;
+    int marked = r != NULL && offers_marker(x, r);
+    free(r);
+    if (marked) return LOOK_OTHER;
+    if (!convert(x, w, x->atoms[CX11_A_UTF8_STRING], (uint32_t)(k->len / 4 + 2), deadline, &r)) return LOOK_LOST;
+    look_result got = LOOK_NOTHING; /* refused, or empty: a keeper holding the clear's empty copy */
+    if (r != NULL && r->type != XCB_NONE) {
+        size_t n = (size_t)xcb_get_property_value_length(r);
+        if (r->type == x->atoms[CX11_A_INCR] || r->bytes_after > 0) got = LOOK_OTHER;
+        else if (n > 0)
+            got = n == k->len && fnv1a(xcb_get_property_value(r), n) == k->hash ? LOOK_TOKEN : LOOK_OTHER;
+    }
+    free(r);
+    return got;
+}
+
+/* A property of `owner` as a reply (free it), or NULL. */
+static xcb_get_property_reply_t *owner_property(const cx11_link *x, xcb_window_t owner, xcb_atom_t name,
+                                                xcb_atom_t type, double deadline) {
+    xcb_get_property_cookie_t ck = xcb_get_property(x->c, 0, owner, name, type, 0, 64);
+    return cx11_reply(x->c, ck.sequence, deadline, NULL);
+}
+
+/* The process name (/proc/PID/comm) of a local pid into out; 0 when unreadable. */
+static int process_name(uint32_t pid, char *out, size_t size) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%u/comm", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, out, size - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    out[n] = 0;
+    out[strcspn(out, "\n")] = 0;
+    return out[0] != 0;
+}
+
+/* Who owns the selection, for the report: its _NET_WM_PID's process name and pid, else its
+ * WM_CLASS, else the window's id. */
+static void name_owner(const cx11_link *x, xcb_window_t owner, double deadline, char *out, size_t size) {
+    snprintf(out, size, "the X window 0x%x", owner);
+    xcb_intern_atom_cookie_t ck = xcb_intern_atom(x->c, 1, 11, "_NET_WM_PID");
+    xcb_intern_atom_reply_t *atom = cx11_reply(x->c, ck.sequence, deadline, NULL);
+    xcb_get_property_reply_t *r = NULL;
+    if (atom != NULL && atom->atom != XCB_NONE) r = owner_property(x, owner, atom->atom, XCB_ATOM_CARDINAL, deadline);
+    free(atom);
+    uint32_t pid = 0;
+    if (r != NULL && r->format == 32 && xcb_get_property_value_length(r) >= 4)
+        memcpy(&pid, xcb_get_property_value(r), sizeof pid);
+    free(r);
+    char comm[64];
+    if (pid != 0 && process_name(pid, comm, sizeof comm)) {
+        snprintf(out, size, "%s (pid %u)", comm, pid);
+        return;
+    }
+    r = owner_property(x, owner, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, deadline);
+    int len = r != NULL && r->format == 8 ? xcb_get_property_value_length(r) : 0;
+    if (len > 0) {
+        const char *value = xcb_get_property_value(r);
+        size_t first = strnlen(value, (size_t)len);
+        const char *name = first + 1 < (size_t)len ? value + first + 1 : value; /* the class, else the instance */
+        snprintf(out, size, "%.*s", (int)strnlen(name, (size_t)len - (size_t)(name - value)), name);
+    }
+    free(r);
+}
+
+/* Write the report atomically: "restored", the time, the selection and who put the token back. */
+static void write_report(const cx11_clear_check *k, const cx11_link *x, const char *who) {
+    char line[256], tmp[PATH_MAX + 24];
+    const char *selection = x->selection == x->atoms[CX11_A_CLIPBOARD] ? "CLIPBOARD" : "PRIMARY";
+    int n = snprintf(line, sizeof line, "restored\t%lld\t%s\t%s\n", (long long)time(NULL), selection, who);
+    if (n <= 0 || (size_t)n >= sizeof line) return;
+    for (int i = 0; i < n - 1; i++) /* a process name is the program's to choose */
+        if ((unsigned char)line[i] < 0x20 && line[i] != '\t') line[i] = '?';
+    snprintf(tmp, sizeof tmp, "%s.%d", k->report, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) return;
+    int whole = write(fd, line, (size_t)n) == n;
+    if (close(fd) != 0) whole = 0;
+    if (!whole || rename(tmp, k->report) != 0) unlink(tmp);
+}
+
+/* Wait until `until`, dropping the events that come meanwhile (none is ours to answer now). */
+static void pause_until(const cx11_link *x, double until) {
+    xcb_flush(x->c);
+    struct pollfd pfd = {.fd = xcb_get_file_descriptor(x->c), .events = POLLIN};
+    while (ud_now() < until && poll(&pfd, 1, ud_poll_ms(until - ud_now())) >= 0) {
+        xcb_generic_event_t *ev;
+        while ((ev = xcb_poll_for_event(x->c)) != NULL) free(ev);
+        if (xcb_connection_has_error(x->c)) return;
+    }
+}
+
+void cx11_clear_check_run(cx11_clear_check *k, const cx11_link *x, xcb_window_t root) {
+    if (k->until <= 0) return;
+    k->until = 0;
+    double until = ud_now() + CX11_CLEAR_CHECK_SECONDS, looked_at = 0;
+    xcb_window_t w = xcb_generate_id(x->c), seen = XCB_NONE;
+    xcb_create_window(x->c, 0, w, root, 0, 0, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
+    look_result got = LOOK_NOTHING;
+    while (got == LOOK_NOTHING && ud_now() < until) {
+        double deadline = ud_now() + 1.0;
+        xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(x->c, x->selection);
+        xcb_get_selection_owner_reply_t *r = cx11_reply(x->c, ck.sequence, deadline, NULL);
+        if (r == NULL) return; /* the server went or stopped answering: the report stays as it was */
+        xcb_window_t owner = r->owner;
+        free(r);
+        if (owner != XCB_NONE && (owner != seen || ud_now() - looked_at >= CX11_CLEAR_RELOOK_EVERY)) {
+            seen = owner;
+            looked_at = ud_now();
+            got = look(x, w, k, deadline);
+            if (got == LOOK_LOST) return;
+        }
+        if (got == LOOK_NOTHING) pause_until(x, ud_now() + CX11_CLEAR_CHECK_EVERY);
+    }
+    if (got == LOOK_TOKEN) {
+        char who[160];
+        name_owner(x, seen, ud_now() + 1.0, who, sizeof who);
+        write_report(k, x, who);
+    } else {
+        unlink(k->report); /* the clear held: the token is not on the selection */
+    }
+}
