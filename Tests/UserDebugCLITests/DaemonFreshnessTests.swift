@@ -46,6 +46,40 @@ extension DaemonTests {
                 #expect(rename(other.root.appendingPathComponent("data").path, data) == 0)
                 try press(x, "super+alt+i")
                 #expect(eventually { clipboard(x) == "usr_9" }, "\(daemon.text)")
+                #expect(Self.count("copy-id (prepared)", in: daemon.text) == 0, "\(daemon.text)")
+            }
+        }
+    }
+
+    /// A directory above the store's renamed (no event in the directory the daemon watches): the
+    /// data directory is a link into `stores/current`, and another store directory is renamed into
+    /// `stores/current` between two presses. The database is then another file, so the press does
+    /// not serve what it made ahead for the old one.
+    @Test func aDirectoryAboveTheStoreRenamedIsSeenByTheNextPress() throws {
+        try home.file("config/config.json", Self.config)
+        let other = try UserDebugHome()
+        try other.ok(["session", "import", "-", "--name", "elsewhere"], stdin: Self.session("usr_9"))
+        let data = home.root.appendingPathComponent("data").path
+        let stores = home.root.appendingPathComponent("stores").path
+        #expect(mkdir(stores, 0o700) == 0)
+        #expect(mkdir(stores + "/current", 0o700) == 0)
+        #expect(mkdir(stores + "/next", 0o700) == 0)
+        #expect(rename(data, stores + "/current/data") == 0)
+        #expect(rename(other.root.appendingPathComponent("data").path, stores + "/next/data") == 0)
+        #expect(symlink(stores + "/current/data", data) == 0)
+        try withXvfb { x in
+            try withDaemon(x) { daemon in
+                // Made ahead, and found fresh again once the daemon's own reads of the store were
+                // seen by its watch: from then on a press is served without a fingerprint.
+                try #require(madeAhead(daemon, "copy-id", after: 0) != nil, "\(daemon.text)")
+                try #require(
+                    eventually(timeout: 10) { daemon.text.contains("trace: copy-id made ahead is still fresh") },
+                    "\(daemon.text)")
+                #expect(rename(stores + "/current", stores + "/old") == 0)
+                #expect(rename(stores + "/next", stores + "/current") == 0)
+                try press(x, "super+alt+i")
+                #expect(eventually { clipboard(x) == "usr_9" }, "\(daemon.text)")
+                #expect(Self.count("copy-id (prepared)", in: daemon.text) == 0, "\(daemon.text)")
             }
         }
     }

@@ -30,7 +30,7 @@ final class Daemon {
     private let watch: ConfigWatch?
     /// The hotkeys' payloads made ahead of the presses, and the store's directory it watches.
     let prepared = PreparedPayloads()
-    private let storeWatch: StoreWatch?
+    let storeWatch: StoreWatch?
     /// Tells the desktop about the daemon's own failures.
     let notice: DaemonNotice
     /// The config error the last failed reload notified, so the same one is not notified again.
@@ -166,7 +166,10 @@ final class Daemon {
             var next: Double?
             do throws(ClipboardError) { next = try host?.service() } catch { return ErrorReport.classify(error).1 }
             // Payloads are made when no key is waiting (a press queued meanwhile is handled first).
-            if let storeWatch, fds[4].revents != 0, storeWatch.drain() { prepared.schedule(at: monotonicSeconds()) }
+            if let storeWatch, fds[4].revents != 0, storeWatch.drain() {
+                prepared.generation += 1
+                prepared.schedule(at: monotonicSeconds())
+            }
             fds[4].revents = 0
             var keysWaiting = [pollfd(fd: keys.descriptor, events: Int16(POLLIN), revents: 0)]
             if prepared.due != nil, poll(&keysWaiting, 1, 0) == 0 { prepareDue(now: monotonicSeconds()) }
@@ -217,6 +220,7 @@ final class Daemon {
                         perform(hit.binding)
                         // Made again for the next press (the store's directory may be a new one).
                         storeWatch?.rewatch()
+                        prepared.generation += 1
                         prepared.schedule(at: monotonicSeconds())
                     }
                     host?.eventTime = 0

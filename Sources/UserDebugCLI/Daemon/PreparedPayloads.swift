@@ -46,6 +46,12 @@ final class PreparedPayloads {
         let policy: OwnerPolicy
         /// The store's fingerprint the payload was made under.
         let stamp: String
+        /// `PreparedPayloads.generation` when `stamp` was last found to be the store's, and the
+        /// database file (device, inode) then: while both still hold and the store's watch is
+        /// quiet, nothing in the store's directory changed since, and the press needs no
+        /// fingerprint.
+        var generation: Int
+        let file: FileIdentity?
         /// The success notification, made when the payload was (nil: notifications are off).
         let notification: DesktopNotification?
         /// Who sends it (made without the token: the text is made already).
@@ -57,6 +63,10 @@ final class PreparedPayloads {
 
     /// By action id.
     private(set) var entries: [String: Entry] = [:]
+    /// How many times the store's watch reported a change of its files (`StoreWatch.drain`), or was
+    /// set up again: an entry checked under an older count must be checked by its fingerprint.
+    var generation = 0
+
     /// When the next preparation is due (`monotonicSeconds`); nil: none is.
     private(set) var due: Double?
 
@@ -67,6 +77,9 @@ final class PreparedPayloads {
     func clear() { entries = [:] }
 
     func set(_ entry: Entry?, for id: String) { entries[id] = entry }
+
+    /// The entry of `id` was found fresh again by its fingerprint under `generation`.
+    func confirm(_ id: String, generation: Int) { entries[id]?.generation = generation }
 
     func taken() { due = nil }
 }
@@ -83,6 +96,7 @@ extension Daemon {
         guard let due = prepared.due, now >= due else { return }
         prepared.taken()
         let path = invocation.paths.databasePath
+        let generation = prepared.generation
         guard let before = CurrentSessionCache.fingerprint(of: path) else {
             // No store (presses fail as they did, and the next one schedules), or a commit under way.
             prepared.clear()
@@ -92,8 +106,12 @@ extension Daemon {
         guard before.settled else { return prepared.schedule(at: now + CurrentSessionCache.settleSeconds) }
         for entry in active where entry.grab != nil && Self.preparable(entry.binding.action) {
             let id = entry.binding.action
-            if prepared.entries[id]?.stamp == before.text { continue }
-            let made = try? makePayload(id, stamp: before.text)
+            if prepared.entries[id]?.stamp == before.text {
+                prepared.confirm(id, generation: generation)
+                if tracing { Daemon.log("trace: \(id) made ahead is still fresh") }
+                continue
+            }
+            let made = try? makePayload(id, stamp: before.text, generation: generation)
             prepared.set(made, for: id)
             if tracing, let made { Daemon.log("trace: made \(id) ahead (\(made.payload.byteCount) bytes)") }
         }
@@ -105,7 +123,7 @@ extension Daemon {
     }
 
     /// The payload of `id` as a press would copy it now; nil where it must be made at the press.
-    private func makePayload(_ id: String, stamp: String) throws -> PreparedPayloads.Entry? {
+    private func makePayload(_ id: String, stamp: String, generation: Int) throws -> PreparedPayloads.Entry? {
         guard let host, host.selection == .clipboard else { return nil }
         let run = try pressInvocation()
         let endpoint = run.waylandEndpoint
@@ -136,16 +154,29 @@ extension Daemon {
                 for: .delivered(delivery), token: token, failureSeconds: notifier.failureSeconds) : nil
         return PreparedPayloads.Entry(
             payload: payload, options: options, policy: try OutputRouter(invocation: run).ownerPolicy(),
-            stamp: stamp, notification: notification, notifier: notifier)
+            stamp: stamp, generation: generation, file: FileIdentity(invocation.paths.databasePath),
+            notification: notification, notifier: notifier)
+    }
+
+    /// Whether `entry` is what a press would make now: nothing changed in the store's directory
+    /// since its fingerprint was checked (the watch is quiet, no change was drained since, and
+    /// the database is the same file: a directory above renamed is no inotify event), else its
+    /// fingerprint is the store's now.
+    private func isFresh(_ entry: PreparedPayloads.Entry) -> Bool {
+        let path = invocation.paths.databasePath
+        if let storeWatch, entry.generation == prepared.generation, storeWatch.quiet(), let file = entry.file,
+            FileIdentity(path) == file
+        {
+            return true
+        }
+        return CurrentSessionCache.fingerprint(of: path)?.text == entry.stamp
     }
 
     /// Serves `binding`'s prepared payload when it is still fresh; false when the press must be
     /// made the whole way (nothing prepared, the store changed since, or the copy failed: the
     /// whole way then reports it).
     func servePrepared(_ binding: HotkeyBinding) -> Bool {
-        guard let host, let entry = prepared.entries[binding.action],
-            CurrentSessionCache.fingerprint(of: invocation.paths.databasePath)?.text == entry.stamp
-        else { return false }
+        guard let host, let entry = prepared.entries[binding.action], isFresh(entry) else { return false }
         do throws(ClipboardError) {
             try host.copy(entry.payload, options: entry.options, policy: entry.policy)
         } catch {
@@ -155,5 +186,18 @@ extension Daemon {
         invocation.diagnostics.notice("copied \(entry.payload.byteCount) bytes to CLIPBOARD")
         if let notification = entry.notification { entry.notifier.notify(made: notification) }
         return true
+    }
+}
+
+/// A file's device and inode, by `lstat` (not following a link): which file a path names.
+struct FileIdentity: Equatable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(_ path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
     }
 }

@@ -29,8 +29,18 @@ struct StoreWatch {
     /// Watches the directory the path names now (another directory renamed into place is a new
     /// one to inotify); watching the same one again changes nothing.
     func rewatch() {
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
+        let mask = UInt32(
+            IN_CLOSE_WRITE | IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_MOVE_SELF
+                | IN_DELETE_SELF)
         _ = inotify_add_watch(descriptor, directory, mask)
+    }
+
+    /// Whether no event is queued (one poll, not read): nothing in the directory was written,
+    /// created, renamed or removed since the last `drain` — the kernel queues an event before the
+    /// write that caused it returns, so a `session use` that ended before a key press is seen.
+    func quiet() -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 0
     }
 
     /// Reads every queued event; true when one named a file of the store.
