@@ -7,7 +7,8 @@ import X11Clipboard
 #endif
 
 /// The hotkeys' payloads, made ahead of the presses (issue 26): a press whose payload is prepared
-/// and still fresh costs the store's fingerprint and `SetSelectionOwner`, nothing else.
+/// and still fresh costs one poll of the store's watch, one `lstat` and `SetSelectionOwner`;
+/// while the watch has seen a change not yet looked at, the store's fingerprint instead.
 ///
 /// - Made when the daemon starts, when its config is reloaded, and when the store's files change
 ///   (`StoreWatch`: a `session use`, `session set`, a recorded response, the current-session copy
@@ -17,7 +18,11 @@ import X11Clipboard
 /// - Served only while the store's fingerprint (`CurrentSessionCache.fingerprint`, taken before
 ///   the payload was made and checked unchanged after) is the fingerprint at the press: a
 ///   `session use` just before a press changes it, and that press makes its payload as every
-///   press did before (reading the store), so it copies what the store holds now.
+///   press did before (reading the store), so it copies what the store holds now. The press
+///   skips computing the fingerprint when it cannot have changed: the store's inotify watch has
+///   no event queued (the kernel queues it before the write returns), none was drained since the
+///   entry was last found fresh (`generation`), and the database is the same file (`FileIdentity`:
+///   a directory above renamed makes no event in the watched one).
 /// - Only the built-in actions' payloads are prepared (`copy-id`, `copy-name`, `dump-json`,
 ///   `print-response…`): they depend on the store and the config alone. The config's own actions
 ///   and the backend section's (which may run commands or fetch) are made at the press.
