@@ -6,10 +6,12 @@
 #include "cx11_host.h"
 
 #include "cx11_server.h"
+#include "ud_owner.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* How long a copy waits for its first reader before returning (see serve_first_request). */
 #define CX11_HOST_FIRST_REQUEST_WAIT 0.005
@@ -18,6 +20,8 @@ struct cx11_host {
     cx11_session session;   /* the connection, root, atoms; its window is sv.x.window */
     cx11_server sv;         /* owning 0 until the first copy */
     cx11_own_options terms; /* the last copy's options (no strings kept) */
+    char *display;          /* for the clear's read-back (NULL: $DISPLAY, $XAUTHORITY) */
+    char *authority;
 };
 
 cx11_status cx11_host_open(const char *display, const char *authority, cx11_selection selection, double timeout,
@@ -31,6 +35,8 @@ cx11_status cx11_host_open(const char *display, const char *authority, cx11_sele
         free(h);
         return st;
     }
+    h->display = display != NULL ? strdup(display) : NULL;
+    h->authority = authority != NULL ? strdup(authority) : NULL;
     cx11_server *sv = &h->sv;
     sv->x = (cx11_link){.c = h->session.c, .atoms = h->session.atoms, .window = h->session.window,
                         .selection = cx11_selection_atom(&h->session, selection)};
@@ -59,6 +65,8 @@ void cx11_host_close(cx11_host *h) {
     for (size_t i = 0; i < h->sv.transfers.count; i++) cx11_content_release(h->sv.transfers.items[i].content);
     free(h->sv.transfers.items);
     cx11_session_close(&h->session);
+    free(h->display);
+    free(h->authority);
     free(h);
 }
 
@@ -131,6 +139,7 @@ cx11_status cx11_host_copy(cx11_host *h, const cx11_own_options *options, const 
     sv->leaving = 0;
     sv->handoff.pending = sv->handoff.needs_time = 0;
     if (sv->window_destroyed) new_window(h);
+    if (options->is_secret) cx11_clear_check_init(&sv->check, options->clear_report);
     double deadline = ud_now() + (options->connect_timeout > 0 ? options->connect_timeout : 1.0);
     xcb_timestamp_t time = event_time;
     /* An event older than what we own now cannot re-take it (the server would ignore it). */
@@ -155,6 +164,30 @@ cx11_status cx11_host_copy(cx11_host *h, const cx11_own_options *options, const 
     return CX11_OK;
 }
 
+/*
+ * A secret's clear is over (our window gone): read the selection back in a process of its own, on
+ * a connection of its own, so that the daemon's keys are not held up for the check's seconds
+ * (cx11_clearcheck.h). Forked twice (the daemon keeps no zombie); the child is C only. A fork that
+ * fails skips the check.
+ */
+static void check_clear_apart(cx11_host *h) {
+    pid_t pid;
+    int err_no;
+    if (ud_owner_fork(UD_OWNER_FORK_TWICE, &pid, &err_no) == UD_OWNER_IN_SERVER) {
+        int ignored_fd;
+        (void)ud_owner_detach(NULL, 0, &ignored_fd, &err_no);
+        cx11_session s;
+        xcb_timestamp_t ignored_time;
+        cx11_error err;
+        if (cx11_session_open(&s, h->display, h->authority, ud_now() + 1.0, &ignored_time, &err) == CX11_OK) {
+            cx11_link x = {.c = s.c, .atoms = s.atoms, .window = s.window, .selection = h->sv.x.selection};
+            cx11_clear_check_run(&h->sv.check, &x, s.root);
+        }
+        _exit(0);
+    }
+    h->sv.check.until = 0; /* the caller: disarmed, the child checks */
+}
+
 /* One round of the loop: the queued events, then the timers. The next timer's deadline. */
 static double service_once(cx11_host *h) {
     cx11_server *sv = &h->sv;
@@ -164,6 +197,7 @@ static double service_once(cx11_host *h) {
         free(ev);
     }
     double next = cx11_server_run_timers(sv);
+    if (sv->check.until > 0 && !sv->owning) check_clear_apart(h);
     if (sv->window_destroyed) new_window(h);
     /* Lost to another owner, given up or cleared: serve nothing (running transfers end as usual). */
     if (!sv->owning && !sv->handoff.pending && sv->held.current.content != NULL) drop_content(sv);

@@ -64,6 +64,39 @@ import Testing
         try measure(.xfce4Clipman, Documented(skipsToken: false, restoresToken: nil))
     }
 
+    /// The daemon serves its keys' copies itself; after its clear of a token, a process it forks
+    /// reads the clipboard back the same way: Diodon puts the token back, and the report names it.
+    @Test func theDaemonsClearIsReadBackToo() throws {
+        try home.file(
+            "config/config.json",
+            #"{"hotkeys": {"Super+Alt+T": "copy-token"}, "clipboard": {"secretClearSeconds": 2}}"#)
+        try withXvfb { x in
+            try withHistoryManager(.diodon, on: x) { running in
+                let display = ["DISPLAY": x.display]
+                try #require(try recorded("plain-before-token", by: running, display: display))
+                let runtime = home.root.appendingPathComponent("run")
+                try FileManager.default.createDirectory(
+                    at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                let daemon = try DaemonRun(
+                    home: home,
+                    environment: home.environment.merging(display.merging(["XDG_RUNTIME_DIR": runtime.path]) { $1 }) {
+                        $1
+                    })
+                defer { daemon.stop() }
+                try #require(daemon.waitFor("daemon: pid "), "\(daemon.text)")
+                let key = try Peer.read(
+                    ["xdotool", "key", "--delay", "0", "super+alt+t"], environment: x.environment, limit: 20)
+                try #require(key.status == 0, "xdotool failed")
+                try #require(daemon.waitFor("copy-token"), "\(daemon.text)")
+                let path = home.root.appendingPathComponent("state/clear-report").path
+                let report = eventually(timeout: 30) { readWholeFile(path) != nil }
+                let text = String(decoding: readWholeFile(path) ?? [], as: UTF8.self)
+                #expect(report && text.contains("\tdiodon (pid "), "\(text) \(daemon.text)")
+                #expect(daemon.exited() == nil, "\(daemon.text)")
+            }
+        }
+    }
+
     /// A plain copy first proves the manager records copies; then the token, its clear, and a
     /// second plain copy that the manager must record after it (so it has looked at the token).
     func measure(_ manager: HistoryManager, _ documented: Documented) throws {

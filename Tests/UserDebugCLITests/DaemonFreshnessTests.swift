@@ -46,7 +46,6 @@ extension DaemonTests {
                 #expect(rename(other.root.appendingPathComponent("data").path, data) == 0)
                 try press(x, "super+alt+i")
                 #expect(eventually { clipboard(x) == "usr_9" }, "\(daemon.text)")
-                #expect(Self.count("copy-id (prepared)", in: daemon.text) == 0, "\(daemon.text)")
             }
         }
     }
