@@ -45,6 +45,9 @@ typedef struct cwl_owner {
     double lifetime_at, clear_at; /* ud_now() times; INFINITY: never */
     int listener;                 /* the resident owner's socket, or -1 */
     double listen_until;          /* retry binding it until then (an owner we replace may hold it) */
+    int check_armed;              /* a secret was cleared: read the selection back before leaving */
+    uint64_t check_hash;          /* the cleared token's hash and length (not its bytes) */
+    size_t check_len;
 } cwl_owner;
 
 /* Create a source with the current content's types, make it the selection, and confirm it
@@ -63,6 +66,12 @@ void cwl_buffer_release(cwl_owner *w, cwl_buffer *b);
 
 /* The resident owner's socket (cwl_listener.c): bind and listen (w->listener stays -1 when the
  * name is taken), close, and take one copy handed over. */
+/* The read-back after a secret's clear (cwl_clearcheck.c): arm it as the clear begins (a no-op
+ * without options.clear_report); run it once no transfer is left, before leaving (blocks up to
+ * UD_CLEAR_CHECK_SECONDS and one paste's bounds). */
+void cwl_clear_check_arm(cwl_owner *w);
+void cwl_clear_check_run(cwl_owner *w);
+
 void cwl_listener_open(cwl_owner *w);
 void cwl_listener_close(cwl_owner *w);
 void cwl_listener_accept(cwl_owner *w);

@@ -162,6 +162,7 @@ void cwl_owner_restart_timers(cwl_owner *w) {
 static void check_state(cwl_owner *w, double now) {
     if (now >= w->lifetime_at) w->leaving = 1;
     if (now >= w->clear_at) {
+        cwl_clear_check_arm(w);
         clear_selection(w);
         w->clear_at = INFINITY;
         w->leaving = 1;
@@ -177,7 +178,10 @@ void cwl_owner_serve(cwl_owner *w, int signal_fd) {
     w->listen_until = ud_now() + 2;
     check_state(w, ud_now());
     for (;;) {
-        if (w->leaving && w->transfer_count == 0) _exit(0);
+        if (w->leaving && w->transfer_count == 0) {
+            cwl_clear_check_run(w); /* after a secret's clear: is the token gone? */
+            _exit(0);
+        }
         struct pollfd p[CWL_MAX_TRANSFERS + 3];
         size_t polled = w->transfer_count;
         for (size_t i = 0; i < polled; i++) p[i] = (struct pollfd){.fd = w->transfers[i].fd, .events = POLLOUT};

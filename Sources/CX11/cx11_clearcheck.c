@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* How often the selection's owner is asked; the same owner's content is read again at most this
@@ -17,15 +16,6 @@
 
 typedef enum { LOOK_NOTHING, LOOK_TOKEN, LOOK_OTHER, LOOK_LOST } look_result;
 
-static uint64_t fnv1a(const uint8_t *bytes, size_t n) {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= bytes[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 void cx11_clear_check_init(cx11_clear_check *k, const char *report) {
     memset(k, 0, sizeof *k);
     if (report != NULL && strlen(report) < sizeof k->report - 16) strcpy(k->report, report);
@@ -33,9 +23,9 @@ void cx11_clear_check_init(cx11_clear_check *k, const char *report) {
 
 void cx11_clear_check_arm(cx11_clear_check *k, const cx11_content *secret, double now) {
     if (k->report[0] == 0 || secret == NULL) return;
-    k->hash = fnv1a(secret->bytes, secret->len);
+    k->hash = ud_clear_hash(secret->bytes, secret->len);
     k->len = secret->len;
-    k->until = now + CX11_CLEAR_CHECK_SECONDS;
+    k->until = now + UD_CLEAR_CHECK_SECONDS;
 }
 
 /* Convert the selection to `target` on window w and take the answer's property (at most `words`
@@ -90,7 +80,7 @@ static look_result look(const cx11_link *x, xcb_window_t w, const cx11_clear_che
         size_t n = (size_t)xcb_get_property_value_length(r);
         if (r->type == x->atoms[CX11_A_INCR] || r->bytes_after > 0) got = LOOK_OTHER;
         else if (n > 0)
-            got = n == k->len && fnv1a(xcb_get_property_value(r), n) == k->hash ? LOOK_TOKEN : LOOK_OTHER;
+            got = ud_clear_is_token(xcb_get_property_value(r), n, k->hash, k->len) ? LOOK_TOKEN : LOOK_OTHER;
     }
     free(r);
     return got;
@@ -146,22 +136,6 @@ static void name_owner(const cx11_link *x, xcb_window_t owner, double deadline, 
     free(r);
 }
 
-/* Write the report atomically: "restored", the time, the selection and who put the token back. */
-static void write_report(const cx11_clear_check *k, const cx11_link *x, const char *who) {
-    char line[256], tmp[PATH_MAX + 24];
-    const char *selection = x->selection == x->atoms[CX11_A_CLIPBOARD] ? "CLIPBOARD" : "PRIMARY";
-    int n = snprintf(line, sizeof line, "restored\t%lld\t%s\t%s\n", (long long)time(NULL), selection, who);
-    if (n <= 0 || (size_t)n >= sizeof line) return;
-    for (int i = 0; i < n - 1; i++) /* a process name is the program's to choose */
-        if ((unsigned char)line[i] < 0x20 && line[i] != '\t') line[i] = '?';
-    snprintf(tmp, sizeof tmp, "%s.%d", k->report, (int)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) return;
-    int whole = write(fd, line, (size_t)n) == n;
-    if (close(fd) != 0) whole = 0;
-    if (!whole || rename(tmp, k->report) != 0) unlink(tmp);
-}
-
 /* Wait until `until`, dropping the events that come meanwhile (none is ours to answer now). */
 static void pause_until(const cx11_link *x, double until) {
     xcb_flush(x->c);
@@ -176,7 +150,7 @@ static void pause_until(const cx11_link *x, double until) {
 void cx11_clear_check_run(cx11_clear_check *k, const cx11_link *x, xcb_window_t root) {
     if (k->until <= 0) return;
     k->until = 0;
-    double until = ud_now() + CX11_CLEAR_CHECK_SECONDS, looked_at = 0;
+    double until = ud_now() + UD_CLEAR_CHECK_SECONDS, looked_at = 0;
     xcb_window_t w = xcb_generate_id(x->c), seen = XCB_NONE;
     xcb_create_window(x->c, 0, w, root, 0, 0, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
     look_result got = LOOK_NOTHING;
@@ -198,8 +172,8 @@ void cx11_clear_check_run(cx11_clear_check *k, const cx11_link *x, xcb_window_t 
     if (got == LOOK_TOKEN) {
         char who[160];
         name_owner(x, seen, ud_now() + 1.0, who, sizeof who);
-        write_report(k, x, who);
+        ud_clear_report_restored(k->report, x->selection == x->atoms[CX11_A_CLIPBOARD] ? "CLIPBOARD" : "PRIMARY", who);
     } else {
-        unlink(k->report); /* the clear held: the token is not on the selection */
+        ud_clear_report_held(k->report); /* the token is not on the selection */
     }
 }

@@ -2,7 +2,7 @@
 #define USERDEBUG_CX11_CLEARCHECK_H
 /*
  * After a secret's clear, the detached owner reads the selection back for a while
- * (CX11_CLEAR_CHECK_SECONDS) to confirm the token is gone. A clipboard keeper that puts it back
+ * (UD_CLEAR_CHECK_SECONDS) to confirm the token is gone. A clipboard keeper that puts it back
  * (the same bytes, offered without the secret's markers) is recorded in the report file the copy
  * named (cx11_own_options.clear_report), which the next secret copy and `doctor` read; a clear
  * that held removes the file. Only a 64-bit hash and the length of the token are kept for this,
@@ -10,12 +10,10 @@
  */
 #include "cx11_content.h"
 #include "cx11_serve.h"
+#include "ud_clearreport.h"
 
 #include <limits.h>
 #include <stdint.h>
-
-/* How long after the clear a restored token is looked for. */
-#define CX11_CLEAR_CHECK_SECONDS 5.0
 
 typedef struct cx11_clear_check {
     uint64_t hash;          /* FNV-1a of the cleared token */

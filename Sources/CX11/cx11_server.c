@@ -205,6 +205,7 @@ void cx11_server_serve_copy(cx11_server *sv, cx11_content *ct, xcb_timestamp_t t
     cx11_holding_take(&sv->held, ct, time, now);
     sv->clear_at = ct->is_secret && terms->clear_after > 0 ? now + terms->clear_after : 0;
     sv->emptied_until = 0; /* a new copy ends a clear's empty content */
+    sv->check.until = 0;   /* and its read-back: the token is no longer ours to look for */
     sv->leave_at = terms->lifetime > 0 ? now + terms->lifetime : 0;
     if (terms->transfer_timeout > 0) sv->transfers.timeout = terms->transfer_timeout;
     sv->handoff.timeout = terms->handoff_timeout;

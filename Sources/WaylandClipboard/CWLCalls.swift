@@ -146,15 +146,17 @@ extension CWLCalls {
         let isText = payload.kind != .binary || payload.withUnsafeBytes { isValidUTF8($0) }
         return withOptionalCString(display) { d in
             withOptionalCString(runtimeDir) { r in
-                var o = cwl_own_options(
-                    display: d, runtime_dir: r, selection: selection(name), kind: kind, offer_text: isText ? 1 : 0,
-                    is_secret: payload.isSecret ? 1 : 0, connect_timeout: options.connectTimeout,
-                    transfer_timeout: options.transferTimeout,
-                    clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
-                    lifetime: options.lifetime ?? 0, single_fork: policy.callerExitsSoon ? 1 : 0,
-                    reuse_owner: policy.reuseOwner ? 1 : 0, new_owner: policy.newOwner ? 1 : 0, probed: nil,
-                    skip_hand: 0)
-                return payload.withUnsafeBytes { body(&o, $0.assumingMemoryBound(to: UInt8.self)) }
+                withOptionalCString(options.clearReport) { report in
+                    var o = cwl_own_options(
+                        display: d, runtime_dir: r, selection: selection(name), kind: kind, offer_text: isText ? 1 : 0,
+                        is_secret: payload.isSecret ? 1 : 0, connect_timeout: options.connectTimeout,
+                        transfer_timeout: options.transferTimeout,
+                        clear_after: payload.isSecret ? (options.clearSecretAfter ?? 0) : 0,
+                        lifetime: options.lifetime ?? 0, single_fork: policy.callerExitsSoon ? 1 : 0,
+                        reuse_owner: policy.reuseOwner ? 1 : 0, new_owner: policy.newOwner ? 1 : 0, probed: nil,
+                        skip_hand: 0, clear_report: report)
+                    return payload.withUnsafeBytes { body(&o, $0.assumingMemoryBound(to: UInt8.self)) }
+                }
             }
         }
     }

@@ -150,6 +150,21 @@ final class ContractStand: @unchecked Sendable {
             environment: environment, wayland: desktop != .x11 && desktop != .mutter, account: user)
     }
 
+    /// Tests/Support/clipboard_restorer.sh on this desktop, as its account, keeping its files in
+    /// `directory` (which it must be able to write): a keeper that puts an emptied clipboard back.
+    func restorer(in directory: String) throws -> Spawned {
+        let script = repositoryRoot.appendingPathComponent("Tests/Support/clipboard_restorer.sh").path
+        return try Spawned.start(
+            prefix + ["/bin/sh", script, x11Peers ? "x11" : "wayland", directory], environment: peerEnvironment)
+    }
+
+    /// The types a peer is offered on CLIPBOARD (wl-paste -l, xclip's TARGETS).
+    func peerTypes() throws -> Peer.Output {
+        try Peer.read(
+            prefix + (x11Peers ? ["xclip", "-o", "-selection", "clipboard", "-t", "TARGETS"] : ["wl-paste", "-l"]),
+            environment: peerEnvironment, limit: 10)
+    }
+
     /// A peer copies `bytes` as text to CLIPBOARD (and keeps serving it).
     func peerCopy(_ bytes: [UInt8]) throws {
         let arguments =
@@ -411,6 +426,35 @@ final class ContractStand: @unchecked Sendable {
                 let report = readWholeFile(home.root.appendingPathComponent("state/clear-report").path)
                 #expect(report == nil, "the owner saw the token back: \(String(decoding: report ?? [], as: UTF8.self))")
             }
+        }
+    }
+
+    /// A keeper that puts the emptied clipboard back (the stand-in above: no Wayland one is packaged
+    /// in Debian 12) on an X11 and on two data-control desktops: the owner's read-back after the
+    /// clear sees the token back and writes the report; on Wayland the compositor does not say who.
+    @Test(arguments: [ContractDesktop.x11, .sway, .kwin])
+    func aTokenPutBackAfterTheClearIsReported(_ desktop: ContractDesktop) throws {
+        try on(desktop) { stand in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ud-restorer-\(UUID())").path
+            #expect(mkdir(directory, 0o700) == 0)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            if let account = stand.account { #expect(chown(directory, account.uid, account.gid) == 0) }
+            let restorer = try stand.restorer(in: directory)
+            defer {
+                restorer.kill()
+                restorer.wait()
+            }
+            let result = try run(stand, ["copy-token", "--to", "clipboard"])
+            try #require(result.status == 0, "\(result)")
+            let token = Array(Samples.canary.utf8)
+            #expect(eventually(timeout: 20) { readWholeFile(directory + "/last") == token }, "the keeper never saw it")
+            let path = home.root.appendingPathComponent("state/clear-report").path
+            #expect(
+                eventually(timeout: 30) { readWholeFile(path) != nil },
+                "no report; the clipboard offers: \(String(describing: try? stand.peerTypes()))")
+            let report = String(decoding: readWholeFile(path) ?? [], as: UTF8.self)
+            #expect(report.hasPrefix("restored\t") && report.contains("\tCLIPBOARD\t"), "\(report)")
+            if desktop != .x11 { #expect(report.contains("a Wayland client"), "\(report)") }
         }
     }
 

@@ -135,6 +135,10 @@ typedef struct cwl_own_options {
                                  is read: the copy's own connection answers what a probe asks, so a
                                  caller choosing a backend need not connect twice */
     int skip_hand;           /* nonzero: do not try the resident owner first (the caller just did) */
+    const char *clear_report; /* NULL: none. After a secret's clear the owner reads the selection back
+                                 for a few seconds; the token put back is written to this file, a
+                                 clear that held removes it (ud_clearreport.h). A resident owner
+                                 uses the path it started with. */
 } cwl_own_options;
 
 /*

@@ -1,0 +1,24 @@
+#!/bin/sh
+# A stand-in for a clipboard keeper that restores an emptied clipboard, as Diodon does under X11
+# and wl-clip-persist under Wayland (Debian 12 packages no Wayland one): every 0.1 s it reads the
+# clipboard with the desktop's own peer, keeps the last text it saw, and copies that back when the
+# clipboard is empty or gone. ClipboardContractTests.aTokenPutBackAfterTheClearIsReported runs it.
+# Usage: clipboard_restorer.sh x11|wayland DIRECTORY (the directory is its own, for its files)
+kind=$1
+dir=$2
+# wl-paste waits for ever on an empty KWin 5.27 clipboard (KWin sends no selection event then):
+# a read that takes a second is taken for an empty clipboard.
+read_now() {
+    if [ "$kind" = x11 ]; then timeout 1 xclip -o -selection clipboard; else timeout 1 wl-paste -n; fi
+}
+put_back() {
+    if [ "$kind" = x11 ]; then xclip -i -selection clipboard <"$dir/last"; else wl-copy <"$dir/last"; fi
+}
+while :; do
+    if read_now >"$dir/now" 2>/dev/null && [ -s "$dir/now" ]; then
+        mv "$dir/now" "$dir/last"
+    elif [ -s "$dir/last" ]; then
+        put_back
+    fi
+    sleep 0.1
+done
