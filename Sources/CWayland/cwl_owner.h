@@ -64,14 +64,14 @@ void cwl_owner_restart_timers(cwl_owner *w);
 /* Drop a reference to `b` taken by a transfer; frees it when unreferenced and not current. */
 void cwl_buffer_release(cwl_owner *w, cwl_buffer *b);
 
-/* The resident owner's socket (cwl_listener.c): bind and listen (w->listener stays -1 when the
- * name is taken), close, and take one copy handed over. */
 /* The read-back after a secret's clear (cwl_clearcheck.c): arm it as the clear begins (a no-op
  * without options.clear_report); run it once no transfer is left, before leaving (blocks up to
  * UD_CLEAR_CHECK_SECONDS and one paste's bounds). */
 void cwl_clear_check_arm(cwl_owner *w);
 void cwl_clear_check_run(cwl_owner *w);
 
+/* The resident owner's socket (cwl_listener.c): bind and listen (w->listener stays -1 when the
+ * name is taken), close, and take one copy handed over. */
 void cwl_listener_open(cwl_owner *w);
 void cwl_listener_close(cwl_owner *w);
 void cwl_listener_accept(cwl_owner *w);

@@ -21,11 +21,11 @@ void cx11_clear_check_init(cx11_clear_check *k, const char *report) {
     if (report != NULL && strlen(report) < sizeof k->report - 16) strcpy(k->report, report);
 }
 
-void cx11_clear_check_arm(cx11_clear_check *k, const cx11_content *secret, double now) {
+void cx11_clear_check_arm(cx11_clear_check *k, const cx11_content *secret) {
     if (k->report[0] == 0 || secret == NULL) return;
     k->hash = ud_clear_hash(secret->bytes, secret->len);
     k->len = secret->len;
-    k->until = now + UD_CLEAR_CHECK_SECONDS;
+    k->armed = 1;
 }
 
 /* Convert the selection to `target` on window w and take the answer's property (at most `words`
@@ -148,8 +148,8 @@ static void pause_until(const cx11_link *x, double until) {
 }
 
 void cx11_clear_check_run(cx11_clear_check *k, const cx11_link *x, xcb_window_t root) {
-    if (k->until <= 0) return;
-    k->until = 0;
+    if (!k->armed) return;
+    k->armed = 0;
     double until = ud_now() + UD_CLEAR_CHECK_SECONDS, looked_at = 0;
     xcb_window_t w = xcb_generate_id(x->c), seen = XCB_NONE;
     xcb_create_window(x->c, 0, w, root, 0, 0, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);

@@ -185,7 +185,7 @@ static void check_clear_apart(cx11_host *h) {
         }
         _exit(0);
     }
-    h->sv.check.until = 0; /* the caller: disarmed, the child checks */
+    h->sv.check.armed = 0; /* the caller: disarmed, the child checks */
 }
 
 /* One round of the loop: the queued events, then the timers. The next timer's deadline. */
@@ -197,7 +197,7 @@ static double service_once(cx11_host *h) {
         free(ev);
     }
     double next = cx11_server_run_timers(sv);
-    if (sv->check.until > 0 && !sv->owning) check_clear_apart(h);
+    if (sv->check.armed && !sv->owning) check_clear_apart(h);
     if (sv->window_destroyed) new_window(h);
     /* Lost to another owner, given up or cleared: serve nothing (running transfers end as usual). */
     if (!sv->owning && !sv->handoff.pending && sv->held.current.content != NULL) drop_content(sv);

@@ -65,7 +65,7 @@ static void destroy_owner(cx11_server *sv) {
 static void clear_secret(cx11_server *sv) {
     xcb_timestamp_t time = 0;
     cx11_content *empty = NULL;
-    if (sv->owning) cx11_clear_check_arm(&sv->check, sv->held.current.content, ud_now());
+    if (sv->owning) cx11_clear_check_arm(&sv->check, sv->held.current.content);
     if (sv->owning && cx11_server_ask_owner(sv) == 1 &&
         cx11_server_fresh_timestamp(sv, cx11_server_reply_deadline(sv), &time) && sv->owning &&
         (empty = cx11_content_received(NULL, 0, sv->held.current.content->kind, 0)) != NULL) {
@@ -205,7 +205,7 @@ void cx11_server_serve_copy(cx11_server *sv, cx11_content *ct, xcb_timestamp_t t
     cx11_holding_take(&sv->held, ct, time, now);
     sv->clear_at = ct->is_secret && terms->clear_after > 0 ? now + terms->clear_after : 0;
     sv->emptied_until = 0; /* a new copy ends a clear's empty content */
-    sv->check.until = 0;   /* and its read-back: the token is no longer ours to look for */
+    sv->check.armed = 0;   /* and its read-back: the token is no longer ours to look for */
     sv->leave_at = terms->lifetime > 0 ? now + terms->lifetime : 0;
     if (terms->transfer_timeout > 0) sv->transfers.timeout = terms->transfer_timeout;
     sv->handoff.timeout = terms->handoff_timeout;

@@ -31,7 +31,8 @@ typedef struct cx11_server {
     cx11_transfers transfers;
     cx11_handoff handoff;
     cx11_listener listener;
-    cx11_clear_check check; /* the read-back after a secret's clear (the detached owner only) */
+    cx11_clear_check check; /* the read-back after a secret's clear (the daemon's host runs it in a
+                               process it forks) */
 } cx11_server;
 
 /* How long a round trip may wait: 1 s, and while starting to leave no later than leave_by. */

@@ -455,6 +455,13 @@ final class ContractStand: @unchecked Sendable {
             let report = String(decoding: readWholeFile(path) ?? [], as: UTF8.self)
             #expect(report.hasPrefix("restored\t") && report.contains("\tCLIPBOARD\t"), "\(report)")
             if desktop != .x11 { #expect(report.contains("a Wayland client"), "\(report)") }
+            // The stand-in's owner has no process named (no _NET_WM_PID; none on Wayland): doctor's
+            // fix names no program then.
+            let doctor = try run(stand, ["doctor"])
+            #expect(
+                doctor.out.contains("clear: warning — the last clear did not hold")
+                    && doctor.out.contains("fix: quit or pause the clipboard manager that restores it"),
+                "\(doctor.out)")
         }
     }
 

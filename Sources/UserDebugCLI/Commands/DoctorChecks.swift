@@ -281,7 +281,8 @@ struct DoctorHealth {
         }
         return .warning(
             "clear", last.sentence,
-            fix: "quit or pause \(last.processName) (its history keeps the token), or copy the token with --to stdout")
+            fix: "quit or pause \(last.processName ?? "the clipboard manager that restores it") (its history keeps the"
+                + " token), or copy the token with --to stdout")
     }
 
     static func shellQuoted(_ text: String) -> String {

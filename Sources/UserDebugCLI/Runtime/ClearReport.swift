@@ -2,8 +2,8 @@
     import Glibc
 #endif
 
-/// What the X11 owner found when it read the selection back after a secret's clear
-/// (`cx11_clearcheck.c`): a program that put the token back. The file holds one line,
+/// What the owner found when it read the selection back after a secret's clear
+/// (`cx11_clearcheck.c`, `cwl_clearcheck.c`): a program that put the token back. The file holds one line,
 /// `restored TAB epoch-seconds TAB selection TAB who`; a clear that held removes it. The next
 /// secret's copy says so, and `doctor` shows it, so a keeper nobody knew of is named once it
 /// has restored a token.
@@ -12,7 +12,8 @@ struct ClearReport: Equatable {
     var time: Int
     /// CLIPBOARD or PRIMARY.
     var selection: String
-    /// The program that holds it: "diodon (pid 4242)", a window class, or a window id.
+    /// The program that holds it: "diodon (pid 4242)", a window class, a window id, or on Wayland
+    /// "a Wayland client (the compositor does not say which)".
     var who: String
 
     /// The report's path in a home's state directory.
@@ -34,8 +35,18 @@ struct ClearReport: Equatable {
         return ClearReport(time: time, selection: String(fields[2]), who: String(fields[3]))
     }
 
-    /// The process name the report starts with ("diodon" of "diodon (pid 4242)").
-    var processName: String { String(who.prefix { $0 != " " }) }
+    /// The process name when the report names one ("diodon" of "diodon (pid 4242)"); nil for a
+    /// window class, a window id or a Wayland client.
+    var processName: String? {
+        let marker = Array(" (pid ".utf8)
+        let bytes = Array(who.utf8)
+        guard bytes.count > marker.count,
+            let at = (1...(bytes.count - marker.count)).first(where: {
+                bytes[$0..<($0 + marker.count)].elementsEqual(marker)
+            })
+        else { return nil }
+        return String(decoding: bytes[..<at], as: UTF8.self)
+    }
 
     /// The report's time as the local HH:MM:SS.
     var clock: String {

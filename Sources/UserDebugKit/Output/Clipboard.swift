@@ -31,8 +31,9 @@ public struct CopyOptions: Sendable, Hashable {
     /// given up on then (`.tooSlow`). 30 s is far more than a local paste of any size needs
     /// below the 256 KiB/s floor; a slow forwarded display with a large paste may need more.
     public var pasteDeadline: Double
-    /// Where the X11 owner reports a clipboard keeper that put a cleared secret back (it reads the
-    /// selection back for a few seconds after the clear; a clear that held removes the file).
+    /// Where the owner (X11 or Wayland) reports a clipboard keeper that put a cleared secret back
+    /// (it reads the selection back for a few seconds after the clear; a clear that held removes
+    /// the file).
     /// nil: no read-back. See `ClearReport`.
     public var clearReport: String?
 
