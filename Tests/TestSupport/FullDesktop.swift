@@ -73,13 +73,15 @@ public final class FullDesktop: @unchecked Sendable {
         let arguments: [String]
         switch kind {
         case .kwin:
-            // A copy has no file capability (exec of the original fails with EPERM here).
+            // A copy has no file capability (exec of the original fails with EPERM here). Copied by
+            // /bin/cp: written from this process, a child another test forks meanwhile would hold
+            // it open for writing, and KWin's exec failed with ETXTBSY (the ASan tier saw it).
             let copy = dir + "/kwin_wayland"
-            guard let binary = FileManager.default.contents(atPath: "/usr/bin/kwin_wayland"),
-                FileManager.default.createFile(atPath: copy, contents: binary, attributes: [.posixPermissions: 0o755])
-            else {
+            do {
+                try copyExecutable("/usr/bin/kwin_wayland", to: copy)
+            } catch {
                 try? FileManager.default.removeItem(atPath: dir)
-                throw FixtureError("could not copy /usr/bin/kwin_wayland to \(copy)")
+                throw error
             }
             let app = "echo \"$DISPLAY\" > \(dir)/display.tmp && mv \(dir)/display.tmp \(dir)/display; exec sleep 600"
             arguments = [

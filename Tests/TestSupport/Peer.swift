@@ -33,3 +33,14 @@ public enum Peer {
         try Spawned.start(arguments, environment: environment, pipeOutput: true)
     }
 }
+
+/// Copies an executable (the built userdebug, its popup, kwin_wayland without its file capability)
+/// to `destination` with /bin/cp rather than in this process: a descriptor open for writing here is
+/// inherited by any child another test forks meanwhile, and running the copy fails with ETXTBSY
+/// for as long as that child lives.
+public func copyExecutable(_ source: String, to destination: String) throws {
+    let copied = try Peer.read(["/bin/cp", source, destination], environment: ["PATH": "/usr/bin:/bin"])
+    guard copied.status == 0 else {
+        throw FixtureError("/bin/cp \(source) \(destination) failed (status \(copied.status))")
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Issue 25, item 5: the launcher and `userdebug-popup` choose the action that runs with the

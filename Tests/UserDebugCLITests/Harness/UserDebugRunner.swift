@@ -169,13 +169,3 @@ enum Samples {
          "response": {"status": 404, "body": "{\\"error\\":\\"not found\\"}"}, "durationMs": 12}
         """
 }
-
-/// Copies an executable (the built userdebug, its popup) to `destination` with /bin/cp rather
-/// than in this process: a descriptor open for writing here is inherited by any child another
-/// test forks meanwhile, and running the copy fails with ETXTBSY for as long as that child lives.
-func copyExecutable(_ source: String, to destination: String) throws {
-    let copied = try runTool("/bin/cp", [source, destination])
-    guard copied.status == 0 else {
-        throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination, "cp": copied.err])
-    }
-}
