@@ -19,7 +19,7 @@
 struct cx11_host {
     cx11_session session;   /* the connection, root, atoms; its window is sv.x.window */
     cx11_server sv;         /* owning 0 until the first copy */
-    cx11_own_options terms; /* the last copy's options (no strings kept) */
+    cx11_own_options terms; /* the last copy's options (no strings kept: they were the caller's) */
     char *display;          /* for the clear's read-back (NULL: $DISPLAY, $XAUTHORITY) */
     char *authority;
 };
@@ -158,7 +158,7 @@ cx11_status cx11_host_copy(cx11_host *h, const cx11_own_options *options, const 
     sv->connect_timeout = options->connect_timeout > 0 ? options->connect_timeout : 1.0;
     cx11_server_serve_copy(sv, ct, time, &terms);
     h->terms = *options;
-    h->terms.display = h->terms.authority = NULL;
+    h->terms.display = h->terms.authority = h->terms.clear_report = NULL; /* the caller's strings */
     if (options->handoff_at_once) cx11_server_ask_manager(sv);
     serve_first_request(sv, ud_now() + CX11_HOST_FIRST_REQUEST_WAIT);
     return CX11_OK;
@@ -238,6 +238,8 @@ cx11_status cx11_host_hand_over(cx11_host *h, const cx11_own_options *options, p
     o.handoff_at_once = 0;
     o.kind = ct->kind;
     o.is_secret = ct->is_secret;
+    /* The report's path lives in the check (copied there when the secret was taken). */
+    o.clear_report = ct->is_secret && sv->check.report[0] != 0 ? sv->check.report : NULL;
     /* What is left of the timers; one already due runs at once in the new owner. */
     o.clear_after = sv->clear_at > 0 ? (sv->clear_at > now ? sv->clear_at - now : 0.001) : 0;
     o.lifetime = sv->leave_at > 0 ? (sv->leave_at > now ? sv->leave_at - now : 0.001) : 0;

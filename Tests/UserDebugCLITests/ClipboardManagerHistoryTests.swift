@@ -97,6 +97,49 @@ import Testing
         }
     }
 
+    /// A daemon stopped while its secret's clear is pending hands the copy to an owner process,
+    /// which clears it and reads it back to the same report.
+    @Test func aClearHandedOverAtSIGTERMIsReadBackToo() throws {
+        try home.file(
+            "config/config.json",
+            #"{"hotkeys": {"Super+Alt+T": "copy-token"}, "clipboard": {"secretClearSeconds": 3}}"#)
+        try withXvfb { x in
+            try withHistoryManager(.diodon, on: x) { running in
+                let display = ["DISPLAY": x.display]
+                try #require(try recorded("plain-before-token", by: running, display: display))
+                let runtime = home.root.appendingPathComponent("run")
+                try FileManager.default.createDirectory(
+                    at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                let daemon = try DaemonRun(
+                    home: home,
+                    environment: home.environment.merging(display.merging(["XDG_RUNTIME_DIR": runtime.path]) { $1 }) {
+                        $1
+                    })
+                var owner: Int32?
+                defer {
+                    daemon.stop()
+                    if let owner { kill(owner, SIGKILL) }
+                }
+                try #require(daemon.waitFor("daemon: pid "), "\(daemon.text)")
+                let key = try Peer.read(
+                    ["xdotool", "key", "--delay", "0", "super+alt+t"], environment: x.environment, limit: 20)
+                try #require(key.status == 0, "xdotool failed")
+                try #require(daemon.waitFor("copied"), "\(daemon.text)")
+                daemon.process.kill(SIGTERM)
+                #expect(eventually { daemon.exited() != nil }, "\(daemon.text)")
+                let served = daemon.text.split(separator: "\n").first { $0.contains("the clipboard is served by pid ") }
+                owner = served.flatMap { $0.split(separator: " ").compactMap { Int32($0) }.first }.flatMap {
+                    $0 > 1 ? $0 : nil
+                }
+                #expect(owner != nil, "\(daemon.text)")
+                let path = home.root.appendingPathComponent("state/clear-report").path
+                let report = eventually(timeout: 30) { readWholeFile(path) != nil }
+                let text = String(decoding: readWholeFile(path) ?? [], as: UTF8.self)
+                #expect(report && text.contains("\tdiodon (pid "), "\(text) \(daemon.text)")
+            }
+        }
+    }
+
     /// A plain copy first proves the manager records copies; then the token, its clear, and a
     /// second plain copy that the manager must record after it (so it has looked at the token).
     func measure(_ manager: HistoryManager, _ documented: Documented) throws {
