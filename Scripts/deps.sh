@@ -31,6 +31,7 @@ test_packages=(
   python3-xlib                                # stalled/killed INCR readers, MULTIPLE, a silent manager
   cinnamon-settings-daemon dbus-daemon        # csd-clipboard: a real clipboard manager (SAVE_TARGETS)
   copyq gpaste-2 diodon parcellite clipit xfce4-clipman # Debian 12's clipboard managers: does each keep the token? (ClipboardManagerHistoryTests)
+  clipman                                     # Debian 12's Wayland clipboard manager: it keeps and restores the token (ClipboardContractTests)
   python3 python3-venv curl dash              # test helpers, echo server, shell-safety checks
   python3-brotli zstd                         # br and zstd answers from the echo server, and the leak search
   nodejs jq                                   # the README login recipes (LoginRecipeTests) and its quick start (ReadmeQuickStartTests)

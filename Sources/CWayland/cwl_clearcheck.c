@@ -57,6 +57,8 @@ static look_result look(const cwl_owner *w) {
     return got;
 }
 
+int cwl_clear_check_token_shown(const cwl_owner *w) { return w->check_armed && look(w) == LOOK_TOKEN; }
+
 void cwl_clear_check_arm(cwl_owner *w) {
     if (w->o.clear_report == NULL || w->o.clear_report[0] == 0 || w->content == NULL) return;
     w->check_hash = ud_clear_hash(w->content->data, w->content->len);

@@ -46,6 +46,7 @@ typedef struct cwl_owner {
     int listener;                 /* the resident owner's socket, or -1 */
     double listen_until;          /* retry binding it until then (an owner we replace may hold it) */
     int check_armed;              /* a secret was cleared: read the selection back before leaving */
+    int watching;                 /* a secret's source was cancelled before its clear: wait for it */
     uint64_t check_hash;          /* the cleared token's hash and length (not its bytes) */
     size_t check_len;
 } cwl_owner;
@@ -69,6 +70,10 @@ void cwl_buffer_release(cwl_owner *w, cwl_buffer *b);
  * UD_CLEAR_CHECK_SECONDS and one paste's bounds). */
 void cwl_clear_check_arm(cwl_owner *w);
 void cwl_clear_check_run(cwl_owner *w);
+
+/* Whether the selection holds the armed token now, offered without the secret markers (a keeper
+ * that took our copy over at once, as clipman does, serves it so). Blocks for at most two pastes. */
+int cwl_clear_check_token_shown(const cwl_owner *w);
 
 /* The resident owner's socket (cwl_listener.c): bind and listen (w->listener stays -1 when the
  * name is taken), close, and take one copy handed over. */

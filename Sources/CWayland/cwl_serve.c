@@ -138,7 +138,7 @@ static int drain(cwl_owner *w) {
 /* The earliest time the loop must wake up at. */
 static double next_wake(const cwl_owner *w, double now) {
     double wake = w->lifetime_at < w->clear_at ? w->lifetime_at : w->clear_at;
-    if (w->listener < 0 && !w->leaving && now < w->listen_until && now + 0.05 < wake) wake = now + 0.05;
+    if (w->listener < 0 && !w->leaving && !w->watching && now < w->listen_until && now + 0.05 < wake) wake = now + 0.05;
     for (size_t i = 0; i < w->transfer_count; i++) {
         double idle_end = w->transfers[i].idle_since + w->o.transfer_timeout;
         if (idle_end < wake) wake = idle_end;
@@ -158,18 +158,33 @@ void cwl_owner_restart_timers(cwl_owner *w) {
     w->clear_at = w->o.is_secret && w->o.clear_after > 0 ? now + w->o.clear_after : INFINITY;
 }
 
+/* A secret's source cancelled before its clear: a keeper may have copied the token and serve it
+ * in our place (clipman does so at once, to keep it after we leave). The owner then waits for the
+ * clear without serving, and at its time clears the selection only if it still shows the token
+ * without the secret markers (someone else's copy stays), then reads back as after its own clear. */
+static int watch_for_the_clear(cwl_owner *w) {
+    if (!w->cancelled || w->watching || w->leaving || w->s.finished || w->clear_at == INFINITY) return 0;
+    if (w->o.clear_report == NULL || w->o.clear_report[0] == 0) return 0;
+    w->watching = 1;
+    w->lifetime_at = INFINITY; /* the clear ends the wait */
+    return 1;
+}
+
 /* The timers and the leaving rule, after each wakeup. */
 static void check_state(cwl_owner *w, double now) {
     if (now >= w->lifetime_at) w->leaving = 1;
+    if (w->cancelled && watch_for_the_clear(w)) cwl_listener_close(w);
     if (now >= w->clear_at) {
         cwl_clear_check_arm(w);
-        clear_selection(w);
+        if (!w->watching || cwl_clear_check_token_shown(w)) clear_selection(w);
+        else w->check_armed = 0; /* the selection is someone else's copy now: leave it alone */
         w->clear_at = INFINITY;
         w->leaving = 1;
     }
-    w->leaving |= w->cancelled || w->s.finished;
+    w->leaving |= (w->cancelled && !w->watching) || w->s.finished;
     if (w->leaving) cwl_listener_close(w);
-    if (!w->leaving && w->o.reuse_owner && w->listener < 0 && now < w->listen_until) cwl_listener_open(w);
+    if (!w->leaving && !w->watching && w->o.reuse_owner && w->listener < 0 && now < w->listen_until)
+        cwl_listener_open(w);
 }
 
 void cwl_owner_serve(cwl_owner *w, int signal_fd) {
@@ -195,7 +210,8 @@ void cwl_owner_serve(cwl_owner *w, int signal_fd) {
             if (read(signal_fd, &info, sizeof info) > 0) w->leaving = 1;
         }
         run_transfers(w, p, polled, ud_now());
-        if (w->listener >= 0 && (p[polled + 2].revents & POLLIN) && !w->leaving) cwl_listener_accept(w);
+        if (w->listener >= 0 && (p[polled + 2].revents & POLLIN) && !w->leaving && !w->watching)
+            cwl_listener_accept(w);
         check_state(w, ud_now());
     }
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
-# A stand-in for a clipboard keeper that restores an emptied clipboard, as Diodon does under X11
-# and wl-clip-persist under Wayland (Debian 12 packages no Wayland one): every 0.1 s it reads the
+# A stand-in for a clipboard keeper that restores an emptied clipboard only once it is emptied, as
+# Diodon does under X11 and wl-clip-persist under Wayland (clipman, the Wayland one Debian 12
+# packages, takes every copy over at once instead: its own test): every 0.1 s it reads the
 # clipboard with the desktop's own peer, keeps the last text it saw, and copies that back when the
 # clipboard is empty or gone. ClipboardContractTests.aTokenPutBackAfterTheClearIsReported runs it.
 # Usage: clipboard_restorer.sh x11|wayland DIRECTORY (the directory is its own, for its files)

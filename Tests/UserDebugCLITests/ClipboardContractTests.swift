@@ -158,6 +158,17 @@ final class ContractStand: @unchecked Sendable {
             prefix + ["/bin/sh", script, x11Peers ? "x11" : "wayland", directory], environment: peerEnvironment)
     }
 
+    /// clipman 1.2 (Debian 12's Wayland clipboard keeper) as its README sets it up: `wl-paste
+    /// --watch` runs `clipman store` on every change, which keeps a history in `directory` and,
+    /// when the clipboard is emptied, copies the last item back with wl-copy.
+    func clipman(in directory: String) throws -> Spawned {
+        try Spawned.start(
+            prefix + [
+                "wl-paste", "-t", "text", "--watch", "clipman", "store", "--histpath", directory + "/clipman.json",
+            ],
+            environment: peerEnvironment)
+    }
+
     /// The types a peer is offered on CLIPBOARD (wl-paste -l, xclip's TARGETS).
     func peerTypes() throws -> Peer.Output {
         try Peer.read(
@@ -429,8 +440,9 @@ final class ContractStand: @unchecked Sendable {
         }
     }
 
-    /// A keeper that puts the emptied clipboard back (the stand-in above: no Wayland one is packaged
-    /// in Debian 12) on an X11 and on two data-control desktops: the owner's read-back after the
+    /// A keeper that puts the emptied clipboard back once it is emptied (the stand-in above; Debian
+    /// 12's Wayland one, clipman, takes copies over at once: the next test) on an X11 and on two
+    /// data-control desktops: the owner's read-back after the
     /// clear sees the token back and writes the report; on Wayland the compositor does not say who.
     @Test(arguments: [ContractDesktop.x11, .sway, .kwin])
     func aTokenPutBackAfterTheClearIsReported(_ desktop: ContractDesktop) throws {
@@ -462,6 +474,47 @@ final class ContractStand: @unchecked Sendable {
                 doctor.out.contains("clear: warning — the last clear did not hold")
                     && doctor.out.contains("fix: quit or pause the clipboard manager that restores it"),
                 "\(doctor.out)")
+        }
+    }
+
+    /// A real Wayland keeper, clipman (on the data-control desktops it needs): a secret's copy
+    /// names it instead of promising a clear, clipman puts the token back after the clear, and the
+    /// owner's read-back reports it.
+    @Test(arguments: [ContractDesktop.sway, .kwin])
+    func clipmanIsNamedAtCopyTimeAndItsRestoreReported(_ desktop: ContractDesktop) throws {
+        try on(desktop) { stand in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ud-clipman-\(UUID())").path
+            #expect(mkdir(directory, 0o700) == 0)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            if let account = stand.account { #expect(chown(directory, account.uid, account.gid) == 0) }
+            let keeper = try stand.clipman(in: directory)
+            defer {
+                keeper.kill()
+                keeper.wait()
+            }
+            // clipman records a plain copy first: it is watching.
+            let history = directory + "/clipman.json"
+            let recorded = eventually(timeout: 20) {
+                _ = try? stand.peerCopy(Array("plain-before-token".utf8))
+                return String(decoding: readWholeFile(history) ?? [], as: UTF8.self).contains("plain-before-token")
+            }
+            try #require(recorded, "clipman never recorded a plain copy")
+            let result = try run(stand, ["copy-token", "--to", "clipboard"])
+            try #require(result.status == 0, "\(result)")
+            #expect(result.err.contains("but clipman puts it back after the clear"), "\(result.err)")
+            let token = Array(Samples.canary.utf8)
+            let path = home.root.appendingPathComponent("state/clear-report").path
+            #expect(eventually(timeout: 30) { readWholeFile(path) != nil }, "no report")
+            let report = String(decoding: readWholeFile(path) ?? [], as: UTF8.self)
+            #expect(report.hasPrefix("restored\t") && report.contains("a Wayland client"), "\(report)")
+            // What the report says is what a paste gets: the token, served by clipman's wl-copy.
+            #expect(eventually(timeout: 10) { (try? stand.peerRead().bytes) == token }, "the token is not back")
+            // The next secret's copy names clipman once, not also as an unnamed Wayland client.
+            let again = try run(stand, ["copy-token", "--to", "clipboard"])
+            #expect(again.status == 0, "\(again)")
+            #expect(
+                again.err.contains("but clipman puts it back") && !again.err.contains("the last clear did not hold"),
+                "\(again.err)")
         }
     }
 

@@ -171,7 +171,7 @@ struct OutputRouter {
             }
             // A keeper the owner saw put the last token back, unless it was just named.
             if options.clearSecretAfter != nil, let last = ClearReport.read(report),
-                !RestoringKeepers.named(last.processName ?? "", among: keepers)
+                !RestoringKeepers.named(last, among: keepers)
             {
                 clear += "; \(last.sentence): pause it, or use --to stdout"
             }
