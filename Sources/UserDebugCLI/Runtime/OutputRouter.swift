@@ -166,7 +166,8 @@ struct OutputRouter {
             let keepers = options.clearSecretAfter == nil ? [] : RestoringKeepers.running()
             if !keepers.isEmpty {
                 let who = keepers.joined(separator: " and ")
-                clear += ", but \(who) puts it back after the clear: the token stays on the clipboard"
+                let verb = keepers.count > 1 ? "put" : "puts"
+                clear += ", but \(who) \(verb) it back after the clear: the token stays on the clipboard"
                 clear += " (pause \(keepers.count > 1 ? "them" : "it"), or use --to stdout)"
             }
             // A keeper the owner saw put the last token back, unless it was just named.
