@@ -173,7 +173,7 @@ static int watch_for_the_clear(cwl_owner *w) {
 /* The timers and the leaving rule, after each wakeup. */
 static void check_state(cwl_owner *w, double now) {
     if (now >= w->lifetime_at) w->leaving = 1;
-    if (w->cancelled && watch_for_the_clear(w)) cwl_listener_close(w);
+    if (watch_for_the_clear(w)) cwl_listener_close(w);
     if (now >= w->clear_at) {
         cwl_clear_check_arm(w);
         if (!w->watching || cwl_clear_check_token_shown(w)) clear_selection(w);

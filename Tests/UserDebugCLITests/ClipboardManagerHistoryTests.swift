@@ -67,9 +67,37 @@ import Testing
     /// The daemon serves its keys' copies itself; after its clear of a token, a process it forks
     /// reads the clipboard back the same way: Diodon puts the token back, and the report names it.
     @Test func theDaemonsClearIsReadBackToo() throws {
+        try withTokenKeyPressedUnderDiodon(clearSeconds: 2) { daemon in
+            let (report, text) = clearReport()
+            #expect(report && text.contains("\tdiodon (pid "), "\(text) \(daemon.text)")
+            #expect(daemon.exited() == nil, "\(daemon.text)")
+        }
+    }
+
+    /// A daemon stopped while its secret's clear is pending hands the copy to an owner process,
+    /// which clears it and reads it back to the same report.
+    @Test func aClearHandedOverAtSIGTERMIsReadBackToo() throws {
+        var owner: Int32?
+        defer { if let owner { kill(owner, SIGKILL) } }
+        try withTokenKeyPressedUnderDiodon(clearSeconds: 3) { daemon in
+            daemon.process.kill(SIGTERM)
+            #expect(eventually { daemon.exited() != nil }, "\(daemon.text)")
+            let served = daemon.text.split(separator: "\n").first { $0.contains("the clipboard is served by pid ") }
+            owner = served.flatMap { $0.split(separator: " ").compactMap { Int32($0) }.first }.flatMap {
+                $0 > 1 ? $0 : nil
+            }
+            #expect(owner != nil, "\(daemon.text)")
+            let (report, text) = clearReport()
+            #expect(report && text.contains("\tdiodon (pid "), "\(text) \(daemon.text)")
+        }
+    }
+
+    /// Diodon watching a private Xvfb (it has recorded a plain copy), a daemon with a `copy-token`
+    /// key whose clear comes after `clearSeconds`, and that key pressed (the daemon said "copied").
+    func withTokenKeyPressedUnderDiodon(clearSeconds: Int, _ body: (DaemonRun) throws -> Void) throws {
         try home.file(
             "config/config.json",
-            #"{"hotkeys": {"Super+Alt+T": "copy-token"}, "clipboard": {"secretClearSeconds": 2}}"#)
+            #"{"hotkeys": {"Super+Alt+T": "copy-token"}, "clipboard": {"secretClearSeconds": \#(clearSeconds)}}"#)
         try withXvfb { x in
             try withHistoryManager(.diodon, on: x) { running in
                 let display = ["DISPLAY": x.display]
@@ -87,57 +115,17 @@ import Testing
                 let key = try Peer.read(
                     ["xdotool", "key", "--delay", "0", "super+alt+t"], environment: x.environment, limit: 20)
                 try #require(key.status == 0, "xdotool failed")
-                try #require(daemon.waitFor("copy-token"), "\(daemon.text)")
-                let path = home.root.appendingPathComponent("state/clear-report").path
-                let report = eventually(timeout: 30) { readWholeFile(path) != nil }
-                let text = String(decoding: readWholeFile(path) ?? [], as: UTF8.self)
-                #expect(report && text.contains("\tdiodon (pid "), "\(text) \(daemon.text)")
-                #expect(daemon.exited() == nil, "\(daemon.text)")
+                try #require(daemon.waitFor("copied"), "\(daemon.text)")
+                try body(daemon)
             }
         }
     }
 
-    /// A daemon stopped while its secret's clear is pending hands the copy to an owner process,
-    /// which clears it and reads it back to the same report.
-    @Test func aClearHandedOverAtSIGTERMIsReadBackToo() throws {
-        try home.file(
-            "config/config.json",
-            #"{"hotkeys": {"Super+Alt+T": "copy-token"}, "clipboard": {"secretClearSeconds": 3}}"#)
-        try withXvfb { x in
-            try withHistoryManager(.diodon, on: x) { running in
-                let display = ["DISPLAY": x.display]
-                try #require(try recorded("plain-before-token", by: running, display: display))
-                let runtime = home.root.appendingPathComponent("run")
-                try FileManager.default.createDirectory(
-                    at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                let daemon = try DaemonRun(
-                    home: home,
-                    environment: home.environment.merging(display.merging(["XDG_RUNTIME_DIR": runtime.path]) { $1 }) {
-                        $1
-                    })
-                var owner: Int32?
-                defer {
-                    daemon.stop()
-                    if let owner { kill(owner, SIGKILL) }
-                }
-                try #require(daemon.waitFor("daemon: pid "), "\(daemon.text)")
-                let key = try Peer.read(
-                    ["xdotool", "key", "--delay", "0", "super+alt+t"], environment: x.environment, limit: 20)
-                try #require(key.status == 0, "xdotool failed")
-                try #require(daemon.waitFor("copied"), "\(daemon.text)")
-                daemon.process.kill(SIGTERM)
-                #expect(eventually { daemon.exited() != nil }, "\(daemon.text)")
-                let served = daemon.text.split(separator: "\n").first { $0.contains("the clipboard is served by pid ") }
-                owner = served.flatMap { $0.split(separator: " ").compactMap { Int32($0) }.first }.flatMap {
-                    $0 > 1 ? $0 : nil
-                }
-                #expect(owner != nil, "\(daemon.text)")
-                let path = home.root.appendingPathComponent("state/clear-report").path
-                let report = eventually(timeout: 30) { readWholeFile(path) != nil }
-                let text = String(decoding: readWholeFile(path) ?? [], as: UTF8.self)
-                #expect(report && text.contains("\tdiodon (pid "), "\(text) \(daemon.text)")
-            }
-        }
+    /// Whether the clear report appeared (within 30 s), and its text.
+    func clearReport() -> (exists: Bool, text: String) {
+        let path = home.root.appendingPathComponent("state/clear-report").path
+        let exists = eventually(timeout: 30) { readWholeFile(path) != nil }
+        return (exists, String(decoding: readWholeFile(path) ?? [], as: UTF8.self))
     }
 
     /// A plain copy first proves the manager records copies; then the token, its clear, and a

@@ -63,23 +63,21 @@ enum RestoringKeepers {
 
     /// A process's arguments (`/proc/PID/cmdline`, NUL-separated; its first 4 KiB).
     private static func arguments(_ path: String) -> [String] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = read(fd, &buffer, buffer.count)
-        guard count > 0 else { return [] }
-        return buffer[0..<count].split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        (head(path, 4096) ?? []).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The first line of a small /proc file, without its newline.
     private static func command(_ path: String) -> String? {
+        head(path, 64).map { String(decoding: $0.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self) }
+    }
+
+    /// The first `limit` bytes of a /proc file (one read), or nil when it cannot be read or is empty.
+    private static func head(_ path: String, _ limit: Int) -> ArraySlice<UInt8>? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 64)
+        var buffer = [UInt8](repeating: 0, count: limit)
         let count = read(fd, &buffer, buffer.count)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer[0..<count].prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        return count > 0 ? buffer[0..<count] : nil
     }
 }
