@@ -110,6 +110,15 @@ final class Invocation: @unchecked Sendable {
         return endpoint
     }
 
+    /// Whether this command's copy went to XWayland under weston, whose bridge (weston 10) hands
+    /// Wayland clients the text types only: a secret's hint does not reach them.
+    var copiedThroughWestonBridge: Bool {
+        guard let chosenBackend, chosenBackend.route == .x11,
+            case .noDataControl(family: .weston)? = chosenBackend.wayland
+        else { return false }
+        return true
+    }
+
     /// The backend rule applied once per command (a copy to both selections asks once). Under
     /// plain X11 (no `WAYLAND_DISPLAY`) it reads the environment and nothing else.
     func backendChoice() throws -> BackendChoice {

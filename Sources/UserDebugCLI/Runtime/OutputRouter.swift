@@ -170,6 +170,10 @@ struct OutputRouter {
                 clear += ", but \(who) \(verb) it back after the clear: the token stays on the clipboard"
                 clear += " (pause \(keepers.count > 1 ? "them" : "it"), or use --to stdout)"
             }
+            if invocation.copiedThroughWestonBridge {
+                clear += "; weston's XWayland bridge drops the secret hint (x-kde-passwordManagerHint),"
+                clear += " so a Wayland clipboard history may keep the token"
+            }
             // A keeper the owner saw put the last token back, unless it was just named.
             if options.clearSecretAfter != nil, let last = ClearReport.read(report),
                 !RestoringKeepers.named(last, among: keepers)
