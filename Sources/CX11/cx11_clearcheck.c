@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/uio.h>
+#include <xcb/xcbext.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,10 +109,42 @@ static int process_name(uint32_t pid, char *out, size_t size) {
     return out[0] != 0;
 }
 
-/* Who owns the selection, for the report: its _NET_WM_PID's process name and pid, else its
- * WM_CLASS, else the window's id. */
-static void name_owner(const cx11_link *x, xcb_window_t owner, double deadline, char *out, size_t size) {
-    snprintf(out, size, "the X window 0x%x", owner);
+/* The pid of the local process whose X connection created `owner`, as the server knows it from
+ * the connection's socket (X-Resource 1.2 QueryClientIds, LocalClientPID); 0 when the server has
+ * no X-Resource or does not know (a remote or forwarded client). Sent by hand, since libxcb-res is
+ * one more library for one request; the opcode is given, so xcb never looks the extension up
+ * itself (it would close the connection where the extension is missing). */
+static uint32_t server_known_pid(const cx11_link *x, xcb_window_t owner, double deadline) {
+    xcb_query_extension_cookie_t qk = xcb_query_extension(x->c, 10, "X-Resource");
+    xcb_query_extension_reply_t *ext = cx11_reply(x->c, qk.sequence, deadline, NULL);
+    uint8_t major = ext != NULL && ext->present ? ext->major_opcode : 0;
+    free(ext);
+    if (major == 0) return 0;
+    /* header: major, minor 4 (QueryClientIds), length (xcb's), num_specs 1; then the one spec:
+     * any resource of the client, mask LocalClientPID (1 << 1) */
+    uint32_t request[4] = {0, 1, owner, 1u << 1};
+    ((uint8_t *)request)[1] = 4;
+    struct iovec parts[3] = {{0}, {0}, {.iov_base = request, .iov_len = sizeof request}};
+    xcb_protocol_request_t how = {.count = 1, .ext = NULL, .opcode = major, .isvoid = 0};
+    unsigned int sequence = xcb_send_request(x->c, XCB_REQUEST_CHECKED, parts + 2, &how);
+    uint8_t *r = sequence == 0 ? NULL : cx11_reply(x->c, sequence, deadline, NULL);
+    uint32_t pid = 0, count = 0, words = 0;
+    if (r != NULL) {
+        memcpy(&words, r + 4, 4); /* the reply's length past its 32 bytes, in 4-byte units */
+        memcpy(&count, r + 8, 4);
+    }
+    /* after the 32-byte header, each id: client, mask, length in bytes, then the value */
+    if (count >= 1 && words >= 4) {
+        uint32_t id[4];
+        memcpy(id, r + 32, sizeof id);
+        if ((id[1] & (1u << 1)) && id[2] == 4) pid = id[3];
+    }
+    free(r);
+    return pid;
+}
+
+/* The pid named on `owner` itself (_NET_WM_PID, set by the client), or 0. */
+static uint32_t window_pid(const cx11_link *x, xcb_window_t owner, double deadline) {
     xcb_intern_atom_cookie_t ck = xcb_intern_atom(x->c, 1, 11, "_NET_WM_PID");
     xcb_intern_atom_reply_t *atom = cx11_reply(x->c, ck.sequence, deadline, NULL);
     xcb_get_property_reply_t *r = NULL;
@@ -120,12 +154,22 @@ static void name_owner(const cx11_link *x, xcb_window_t owner, double deadline, 
     if (r != NULL && r->format == 32 && xcb_get_property_value_length(r) >= 4)
         memcpy(&pid, xcb_get_property_value(r), sizeof pid);
     free(r);
+    return pid;
+}
+
+/* Who owns the selection, for the report: the process name and pid of the connection that made
+ * its window (as the X server knows it), else of the window's _NET_WM_PID, else its WM_CLASS,
+ * else the window's id. */
+static void name_owner(const cx11_link *x, xcb_window_t owner, double deadline, char *out, size_t size) {
+    snprintf(out, size, "the X window 0x%x", owner);
     char comm[64];
+    uint32_t pid = server_known_pid(x, owner, deadline);
+    if (pid == 0 || !process_name(pid, comm, sizeof comm)) pid = window_pid(x, owner, deadline);
     if (pid != 0 && process_name(pid, comm, sizeof comm)) {
         snprintf(out, size, "%s (pid %u)", comm, pid);
         return;
     }
-    r = owner_property(x, owner, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, deadline);
+    xcb_get_property_reply_t *r = owner_property(x, owner, XCB_ATOM_WM_CLASS, XCB_ATOM_STRING, deadline);
     int len = r != NULL && r->format == 8 ? xcb_get_property_value_length(r) : 0;
     if (len > 0) {
         const char *value = xcb_get_property_value(r);

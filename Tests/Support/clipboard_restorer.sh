@@ -12,8 +12,20 @@ dir=$2
 read_now() {
     if [ "$kind" = x11 ]; then timeout 1 xclip -o -selection clipboard; else timeout 1 wl-paste -n; fi
 }
+# Under X11 xclip runs in the foreground (-quiet): a daemonizing xclip sets the selection from a
+# process that exits at once, and the X server names a client by the process that connected, as a
+# real keeper (Diodon, mutter) is named; then the put-back waits until the copy is there.
 put_back() {
-    if [ "$kind" = x11 ]; then xclip -i -selection clipboard <"$dir/last"; else wl-copy <"$dir/last"; fi
+    if [ "$kind" != x11 ]; then
+        wl-copy <"$dir/last"
+        return
+    fi
+    xclip -quiet -i -selection clipboard <"$dir/last" >/dev/null 2>&1 &
+    tries=0
+    until [ "$tries" -ge 20 ] || [ -n "$(read_now 2>/dev/null)" ]; do
+        sleep 0.1
+        tries=$((tries + 1))
+    done
 }
 while :; do
     if read_now >"$dir/now" 2>/dev/null && [ -s "$dir/now" ]; then
