@@ -191,6 +191,24 @@ static void pause_until(const cx11_link *x, double until) {
     }
 }
 
+int cx11_clear_check_token_shown(cx11_clear_check *k, const cx11_link *x, xcb_window_t root,
+                                 const cx11_content *secret) {
+    if (k->report[0] == 0 || secret == NULL) return 0;
+    k->hash = ud_clear_hash(secret->bytes, secret->len);
+    k->len = secret->len;
+    double deadline = ud_now() + 1.0;
+    xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(x->c, x->selection);
+    xcb_get_selection_owner_reply_t *r = cx11_reply(x->c, ck.sequence, deadline, NULL);
+    xcb_window_t owner = r != NULL ? r->owner : XCB_NONE;
+    free(r);
+    if (owner == XCB_NONE || owner == x->window) return 0;
+    xcb_window_t w = xcb_generate_id(x->c);
+    xcb_create_window(x->c, 0, w, root, 0, 0, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
+    int shown = look(x, w, k, deadline) == LOOK_TOKEN;
+    xcb_destroy_window(x->c, w);
+    return shown;
+}
+
 void cx11_clear_check_run(cx11_clear_check *k, const cx11_link *x, xcb_window_t root) {
     if (!k->armed) return;
     k->armed = 0;

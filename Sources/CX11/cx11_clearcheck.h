@@ -30,6 +30,12 @@ void cx11_clear_check_init(cx11_clear_check *k, const char *report);
 /* A secret's clear begins: remember what to look for (a no-op without a report file). */
 void cx11_clear_check_arm(cx11_clear_check *k, const cx11_content *secret);
 
+/* Whether the selection's owner (not x's window) now offers `secret` without the secret's
+ * markers, looked at once on x's connection with a window of its own made under root (each round
+ * trip bounded by a second); 0 without a report file. */
+int cx11_clear_check_token_shown(cx11_clear_check *k, const cx11_link *x, xcb_window_t root,
+                                 const cx11_content *secret);
+
 /* Run the armed check on x's connection (our window is gone; a new one is made under root):
  * blocks until the token is seen back, something else is on the selection, or the check's time passes,
  * each round trip bounded by a second. Writes or removes the report; disarms. */

@@ -51,11 +51,32 @@ static void serve_offer(cx11_server *sv) {
     cx11_offer_answer(&offer, status, time);
 }
 
-/* Leave once nothing is left to do: no selection, no hand-off, no transfer; or at once when
- * leaving and the server stopped answering (no transfer can go on then). */
+/*
+ * A secret's selection taken over before its clear, by a keeper that copies every selection at
+ * once and serves it in our place (clipman does so on Wayland; cwl_serve.c does the same there):
+ * leaving then would leave the token on the clipboard for good. So the owner stays, serving
+ * nothing, until the clear's time; if the selection then still shows the token without the
+ * secret's markers it clears as its own clear does and reads back; anything else (someone's new
+ * copy) is left alone. Only with a report file, and never while leaving (SIGTERM, lifetime).
+ */
+static int watching(const cx11_server *sv) {
+    return !sv->owning && !sv->leaving && sv->clear_at > 0 && sv->check.report[0] != 0 &&
+           sv->held.current.content != NULL && sv->held.current.content->is_secret;
+}
+
+/* At the clear's time while watching: clear the token a keeper holds in our place. */
+static void clear_if_taken_over(cx11_server *sv, xcb_window_t root) {
+    if (!watching(sv) || ud_now() < sv->clear_at) return;
+    sv->clear_at = 0;
+    if (cx11_clear_check_token_shown(&sv->check, &sv->x, root, sv->held.current.content))
+        cx11_server_clear_taken_over(sv);
+}
+
+/* Leave once nothing is left to do: no selection, no hand-off, no transfer, no clear to watch
+ * for; or at once when leaving and the server stopped answering (no transfer can go on then). */
 static void leave_when_done(cx11_server *sv, xcb_window_t root) {
     if (sv->silent) _exit(0);
-    if (sv->owning || sv->handoff.pending || sv->transfers.count > 0) return;
+    if (sv->owning || sv->handoff.pending || sv->transfers.count > 0 || watching(sv)) return;
     cx11_clear_check_run(&sv->check, &sv->x, root); /* after a secret's clear: is the token gone? */
     /* One round trip before leaving: the server must have taken our last requests (the
      * empty chunk that ends a transfer) before our socket closes. Closing with events
@@ -126,6 +147,7 @@ void cx11_serve(const cx11_serve_config *config) {
             free(ev);
         }
         if (xcb_connection_has_error(sv.x.c)) _exit(0); /* the X server is gone */
+        clear_if_taken_over(&sv, config->session.root);
         double next = cx11_server_run_timers(&sv);
         /* Leaving or no longer the owner: the next copy must own the selection itself. */
         if (cx11_listener_active(&sv.listener) && !cx11_server_may_retake(&sv)) cx11_listener_stop(&sv.listener);

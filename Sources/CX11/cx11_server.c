@@ -53,6 +53,30 @@ static void destroy_owner(cx11_server *sv) {
     sv->owning = 0;
 }
 
+/* Take the selection with empty content, served until CX11_CLEAR_KEEPER_WAIT passes or a reader
+ * fetched it; 1 when taken. `owned`: we own it now, and must still once the timestamp came (the
+ * events handled while waiting for it may have ended that). */
+static int take_empty(cx11_server *sv, int owned) {
+    xcb_timestamp_t time = 0;
+    cx11_content *empty = NULL;
+    if (!cx11_server_fresh_timestamp(sv, cx11_server_reply_deadline(sv), &time) || (owned && !sv->owning) ||
+        (empty = cx11_content_received(NULL, 0, sv->held.current.content->kind, 0)) == NULL)
+        return 0;
+    xcb_set_selection_owner(sv->x.c, sv->x.window, sv->x.selection, time);
+    if (cx11_server_ask_owner(sv) != 1) {
+        cx11_content_release(empty);
+        return 0;
+    }
+    sv->owning = 1;
+    cx11_holding_take(&sv->held, empty, time, ud_now());
+    cx11_content_release(sv->held.previous.content);
+    sv->held.previous = (cx11_source){.content = NULL, .acquired = 0};
+    sv->emptied_read = 0;
+    sv->emptied_until = ud_now() + CX11_CLEAR_KEEPER_WAIT;
+    xcb_flush(sv->x.c);
+    return 1;
+}
+
 /*
  * A secret's clear, while we still own it. Leaving alone is not enough where a clipboard keeper
  * copied the secret when we took the selection and puts it back once we are gone (mutter 43's
@@ -63,25 +87,14 @@ static void destroy_owner(cx11_server *sv) {
  * before it.
  */
 static void clear_secret(cx11_server *sv) {
-    xcb_timestamp_t time = 0;
-    cx11_content *empty = NULL;
     if (sv->owning) cx11_clear_check_arm(&sv->check, sv->held.current.content);
-    if (sv->owning && cx11_server_ask_owner(sv) == 1 &&
-        cx11_server_fresh_timestamp(sv, cx11_server_reply_deadline(sv), &time) && sv->owning &&
-        (empty = cx11_content_received(NULL, 0, sv->held.current.content->kind, 0)) != NULL) {
-        xcb_set_selection_owner(sv->x.c, sv->x.window, sv->x.selection, time);
-        if (cx11_server_ask_owner(sv) == 1) {
-            cx11_holding_take(&sv->held, empty, time, ud_now());
-            cx11_content_release(sv->held.previous.content);
-            sv->held.previous = (cx11_source){.content = NULL, .acquired = 0};
-            sv->emptied_read = 0;
-            sv->emptied_until = ud_now() + CX11_CLEAR_KEEPER_WAIT;
-            xcb_flush(sv->x.c);
-            return;
-        }
-        cx11_content_release(empty);
-    }
+    if (sv->owning && cx11_server_ask_owner(sv) == 1 && take_empty(sv, 1)) return;
     destroy_owner(sv);
+}
+
+void cx11_server_clear_taken_over(cx11_server *sv) {
+    cx11_clear_check_arm(&sv->check, sv->held.current.content);
+    (void)take_empty(sv, 0); /* not taken: the read-back finds the token still there and names who */
 }
 
 /* Ask the clipboard manager to save what we own (see cx11_handoff_ask); whether it was asked. */

@@ -48,6 +48,12 @@ int cx11_server_ask_manager(cx11_server *sv);
 /* SIGTERM or lifetime: ask a clipboard manager to save the content (bounded), then give up. */
 void cx11_server_start_leaving(cx11_server *sv);
 
+/* A secret's selection was taken over before its clear, and at the clear's time its new owner
+ * still shows the token without the secret's markers (a keeper that copies every selection at
+ * once and serves it in our place): clear as our own clear does, taking the selection with empty
+ * content, and arm the read-back, which runs before we leave. */
+void cx11_server_clear_taken_over(cx11_server *sv);
+
 /* Dispatch one event (or an error from one of our unchecked requests). */
 void cx11_server_handle_event(cx11_server *sv, xcb_generic_event_t *ev);
 

@@ -4,9 +4,13 @@
 # packages, takes every copy over at once instead: its own test): every 0.1 s it reads the
 # clipboard with the desktop's own peer, keeps the last text it saw, and copies that back when the
 # clipboard is empty or gone. ClipboardContractTests.aTokenPutBackAfterTheClearIsReported runs it.
-# Usage: clipboard_restorer.sh x11|wayland DIRECTORY (the directory is its own, for its files)
+# With at-once (X11 only) it also takes every new text over at once and serves it itself, as
+# clipman does on Wayland: the owner of a secret loses
+# the selection before its clear (ClipboardContractTests.aKeeperThatTakesTheTokenAtOnceIsCleared).
+# Usage: clipboard_restorer.sh x11|wayland DIRECTORY [at-once] (the directory is its own, for its files)
 kind=$1
 dir=$2
+mode=${3:-}
 # wl-paste waits for ever on an empty KWin 5.27 clipboard (KWin sends no selection event then):
 # a read that takes a second is taken for an empty clipboard.
 read_now() {
@@ -29,7 +33,12 @@ put_back() {
 }
 while :; do
     if read_now >"$dir/now" 2>/dev/null && [ -s "$dir/now" ]; then
-        mv "$dir/now" "$dir/last"
+        if [ "$mode" = at-once ] && ! cmp -s "$dir/now" "$dir/last"; then
+            mv "$dir/now" "$dir/last"
+            put_back
+        else
+            mv "$dir/now" "$dir/last"
+        fi
     elif [ -s "$dir/last" ]; then
         put_back
     fi

@@ -152,10 +152,11 @@ final class ContractStand: @unchecked Sendable {
 
     /// Tests/Support/clipboard_restorer.sh on this desktop, as its account, keeping its files in
     /// `directory` (which it must be able to write): a keeper that puts an emptied clipboard back.
-    func restorer(in directory: String) throws -> Spawned {
+    func restorer(in directory: String, atOnce: Bool = false) throws -> Spawned {
         let script = repositoryRoot.appendingPathComponent("Tests/Support/clipboard_restorer.sh").path
         return try Spawned.start(
-            prefix + ["/bin/sh", script, x11Peers ? "x11" : "wayland", directory], environment: peerEnvironment)
+            prefix + ["/bin/sh", script, x11Peers ? "x11" : "wayland", directory] + (atOnce ? ["at-once"] : []),
+            environment: peerEnvironment)
     }
 
     /// clipman 1.2 (Debian 12's Wayland clipboard keeper) as its README sets it up: `wl-paste
@@ -490,6 +491,40 @@ final class ContractStand: @unchecked Sendable {
                 #expect(
                     doctor.out.contains("fix: quit or pause the clipboard manager that restores it"), "\(doctor.out)")
             }
+        }
+    }
+
+    /// A keeper that takes every new text over at once and serves it itself (the stand-in in its
+    /// at-once mode; clipman on Wayland, the next test, does the same) under X11: the token's owner
+    /// loses the selection before its clear. It stays until the clear's time, sees the keeper
+    /// still offering the token without the markers, clears it anyway and reports the keeper,
+    /// which puts it back once more, by name. Leaving at once left the token there unreported.
+    @Test(arguments: [ContractDesktop.x11])
+    func aKeeperThatTakesTheTokenAtOnceIsClearedAndReported(_ desktop: ContractDesktop) throws {
+        try on(desktop) { stand in
+            let directory = try keeperDirectory("ud-at-once", for: stand)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let keeper = try stand.restorer(in: directory, atOnce: true)
+            defer {
+                keeper.kill()
+                keeper.wait()
+            }
+            // The keeper takes a plain copy over at once: our owner leaves, and xclip serves it.
+            let plain = try run(stand, ["copy", "-q"], stdin: Data("plain text".utf8))
+            try #require(plain.status == 0, "\(plain)")
+            #expect(
+                eventually(timeout: 20) {
+                    servingProcesses().isEmpty && (try? stand.peerRead())?.bytes == Array("plain text".utf8)
+                }, "the keeper never took the copy over")
+            let result = try run(stand, ["copy-token", "--to", "clipboard"])
+            try #require(result.status == 0, "\(result)")
+            let token = Array(Samples.canary.utf8)
+            #expect(eventually(timeout: 20) { readWholeFile(directory + "/last") == token }, "the keeper never saw it")
+            let path = home.root.appendingPathComponent("state/clear-report").path
+            #expect(eventually(timeout: 30) { readWholeFile(path) != nil }, "no report")
+            let report = String(decoding: readWholeFile(path) ?? [], as: UTF8.self)
+            #expect(report.hasPrefix("restored\t") && report.contains("\txclip (pid "), "\(report)")
+            #expect(eventually(timeout: 20) { servingProcesses().isEmpty }, "the owner stayed after its check")
         }
     }
 
