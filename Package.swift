@@ -38,7 +38,9 @@ let package = Package(
         // What the C of every clipboard backend does the same way, written once: the clock, waits
         // with deadlines, the error text, the resident owner's socket (its abstract address, the
         // same-user/same-mount-namespace peer check, the header/bytes/reply exchange), and
-        // USERDEBUG_DISABLE read once for the speed mechanisms written in C (ud_disable.h).
+        // USERDEBUG_DISABLE read once for the speed mechanisms written in C (ud_disable.h). And
+        // for ChildProcess (UserDebugKit), posix_spawn's close-from action (ud_spawn.h), which
+        // glibc declares only under _GNU_SOURCE.
         .target(
             name: "CShared",
             path: "Sources/CShared"
@@ -71,7 +73,7 @@ let package = Package(
         ),
         .target(
             name: "UserDebugKit",
-            dependencies: ["CSQLite", "CZlib", "CBrotli"],
+            dependencies: ["CSQLite", "CZlib", "CBrotli", "CShared"],
             swiftSettings: strictSwift
         ),
         .target(

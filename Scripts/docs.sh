@@ -45,8 +45,9 @@ log=$out/docc.log
 # The path as the build recorded it (.build/debug is a symbolic link), or clang sees two caches.
 cache=$(readlink -f .build/debug)/ModuleCache
 # -I Sources/CSQLite, CZlib, CBrotli: UserDebugKit's module refers to those system libraries, whose
-# module maps live there.
-search=(-I "$modules" -I Sources/CSQLite -I Sources/CZlib -I Sources/CBrotli -module-cache-path "$cache")
+# module maps live there; and to CShared, a C target whose module map the build writes.
+search=(-I "$modules" -I Sources/CSQLite -I Sources/CZlib -I Sources/CBrotli
+  -Xcc "-fmodule-map-file=$(readlink -f .build/debug)/CShared.build/module.modulemap" -module-cache-path "$cache")
 
 # Every ```swift block of a catalog's pages, in page order, is one file that must type-check as an
 # app's main.swift would, in Swift 6 mode with DEBUG defined and warnings as errors. A package

@@ -35,6 +35,31 @@ import Testing
         #expect(ChildProcess.Termination.signalled(SIGKILL).shellStatus == 137)
     }
 
+    /// A descriptor opened without close-on-exec after the first spawn (as another thread's pipe
+    /// is, while we spawn) is not held by a child: the child holding a pipe's write end kept its
+    /// reader waiting for the end as long as the child lived (a test runner's read of a
+    /// `copy-token` run waited 14 s for a clipboard manager another test had started, and the
+    /// token's 2 s clear came first).
+    @Test func aChildHoldsNoDescriptorOpenedAfterTheFirstSpawn() throws {
+        #expect(try shell("exit 0") == .exited(0))  // the one-time mark of inherited descriptors is done
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        var options = ChildProcess.Options()
+        options.input = .null
+        options.output = .null
+        let child = try ChildProcess.spawn(["/bin/sleep", "30"], environment: [:], options: options)
+        defer {
+            kill(child.pid, SIGKILL)
+            _ = try? child.wait()
+        }
+        close(ends[1])
+        // posix_spawn returns once the child has exec'ed: its descriptors are settled. With no
+        // writer left, the read end hangs up at once.
+        var reader = pollfd(fd: ends[0], events: Int16(POLLIN), revents: 0)
+        #expect(poll(&reader, 1, 0) == 1 && reader.revents & Int16(POLLHUP) != 0, "the child holds the write end")
+    }
+
     @Test func aProgramThatCannotRunIsASpawnError() {
         #expect(throws: SystemError(ENOENT)) { try ChildProcess.spawn(["/nonexistent/program"], environment: [:]) }
     }

@@ -1,3 +1,5 @@
+import CShared
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -88,6 +90,12 @@ package struct ChildProcess: Sendable {
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             }
         }
+        // And nothing else: a descriptor another thread opened without close-on-exec while we
+        // spawn (a pipe of Foundation's, which the test runner makes by the hundred) would stay
+        // open in the child for as long as it lives, and whoever reads that pipe would wait
+        // for its end that long. The mark below is once, for what we inherited; this is every time.
+        let closing = ud_spawn_close_from(&actions, 3)
+        guard closing == 0 else { throw SystemError(closing) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
