@@ -273,6 +273,25 @@ import WaylandClipboard
         }
     }
 
+    /// A secret copied with `--backend x11` goes through the same bridge as one the rule sends there,
+    /// and says the same: the hint does not reach Wayland clients (the route's own look at the
+    /// compositor tells, as the rule does not ask when x11 is forced). And it is so: wl-paste gets
+    /// the token as text but no hint.
+    @Test func aForcedX11SecretThereSaysTheBridgeDropsTheHint() throws {
+        try withWeston { weston in
+            let result = try home.run(
+                ["copy-token", "--to", "clipboard", "--backend", "x11"], extraEnvironment: clientEnvironment(weston))
+            #expect(result.status == 0, "\(result)")
+            #expect(
+                result.err.contains("weston's XWayland bridge drops the secret hint (x-kde-passwordManagerHint)"),
+                "\(result)")
+            let pasted = bridgedPaste(weston, Array(Samples.canary.utf8))
+            #expect(pasted?.bytes == Array(Samples.canary.utf8), "\(String(describing: pasted))")
+            let types = try Peer.read(["wl-paste", "-l"], environment: weston.environment, limit: 10)
+            #expect(!String(decoding: types.bytes, as: UTF8.self).contains("x-kde-passwordManagerHint"), "\(types)")
+        }
+    }
+
     @Test func aForcedWaylandThereSaysToUseX11() throws {
         try withWeston { weston in
             let result = try home.run(

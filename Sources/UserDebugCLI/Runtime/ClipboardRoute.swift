@@ -80,7 +80,12 @@ struct ClipboardRoute {
     /// read it back: it fails, naming the fix. A failed copy's owner process is stopped, so the
     /// value is not served on. Under a compositor without data-control whose bridge is known to
     /// drop what this copy is (`bridgeRefusal`), nothing is served: it fails, naming the limit.
-    func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardRouteError) {
+    /// Returns what is known of the compositor after the copy: the rule's finding, or, for an X11
+    /// copy the rule did not probe for (a forced `x11`), the probe's.
+    @discardableResult
+    func copy(_ payload: Payload, to selection: SelectionName, options: CopyOptions) throws(ClipboardRouteError)
+        -> WaylandFinding?
+    {
         guard choice.route != .unavailable else { throw ClipboardRouteError(problem: .unavailable, choice: choice) }
         var seen = choice
         if choice.route == .x11 {
@@ -97,7 +102,7 @@ struct ClipboardRoute {
         } catch {
             throw ClipboardRouteError(problem: .backend(error), choice: choice)
         }
-        guard choice.route == .x11, let finding = seen.wayland else { return }
+        guard choice.route == .x11, let finding = seen.wayland else { return seen.wayland }
         if case .dataControl = finding {
             guard wayland.selectionCarries(payload, selection: selection, within: max(2, options.connectTimeout))
             else {
@@ -108,6 +113,7 @@ struct ClipboardRoute {
             owner?.stop()
             throw ClipboardRouteError(problem: .waylandUnreachable(wayland.unreachableDetail(finding)), choice: seen)
         }
+        return finding
     }
 
     /// What the XWayland bridge of a compositor of `family` (without data-control) would not carry

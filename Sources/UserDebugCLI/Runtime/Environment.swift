@@ -49,6 +49,9 @@ final class Invocation: @unchecked Sendable {
     /// Whether this command already ran the store's trust check (the kept store then skips it).
     private var trustChecked = false
     private var chosenBackend: BackendChoice?
+    /// What the last X11 copy's route found of the compositor where the rule did not ask (a
+    /// forced `x11`): the bridge it went through.
+    private var copiedFinding: WaylandFinding?
     private var resolvedEndpoint: WaylandEndpoint?
 
     /// `environment` nil: the process's own, read variable by variable as needed (building a
@@ -114,7 +117,7 @@ final class Invocation: @unchecked Sendable {
     /// Wayland clients the text types only: a secret's hint does not reach them.
     var copiedThroughWestonBridge: Bool {
         guard let chosenBackend, chosenBackend.route == .x11,
-            case .noDataControl(family: .weston)? = chosenBackend.wayland
+            case .noDataControl(family: .weston)? = chosenBackend.wayland ?? copiedFinding
         else { return false }
         return true
     }
@@ -163,7 +166,7 @@ final class Invocation: @unchecked Sendable {
                 }
             }
         }
-        try clipboard(policy: policy).copy(payload, to: selection, options: options)
+        copiedFinding = try clipboard(policy: policy).copy(payload, to: selection, options: options)
     }
 
     /// The whole environment, built afresh each time it is called and touching no state of this
