@@ -23,11 +23,34 @@ void cx11_clear_check_init(cx11_clear_check *k, const char *report) {
     if (report != NULL && strlen(report) < sizeof k->report - 16) strcpy(k->report, report);
 }
 
-void cx11_clear_check_arm(cx11_clear_check *k, const cx11_content *secret) {
-    if (k->report[0] == 0 || secret == NULL) return;
+/* Remember what the token looks like (its hash and length), for `look`. */
+static void remember(cx11_clear_check *k, const cx11_content *secret) {
     k->hash = ud_clear_hash(secret->bytes, secret->len);
     k->len = secret->len;
+}
+
+void cx11_clear_check_arm(cx11_clear_check *k, const cx11_content *secret) {
+    if (k->report[0] == 0 || secret == NULL) return;
+    remember(k, secret);
     k->armed = 1;
+}
+
+/* The selection's owner by the deadline into *owner (XCB_NONE: nobody): 0 when the server did not
+ * answer. */
+static int selection_owner(const cx11_link *x, double deadline, xcb_window_t *owner) {
+    xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(x->c, x->selection);
+    xcb_get_selection_owner_reply_t *r = cx11_reply(x->c, ck.sequence, deadline, NULL);
+    if (r == NULL) return 0;
+    *owner = r->owner;
+    free(r);
+    return 1;
+}
+
+/* A window of ours for the conversions' answers (the caller destroys it). */
+static xcb_window_t reader_window(const cx11_link *x, xcb_window_t root) {
+    xcb_window_t w = xcb_generate_id(x->c);
+    xcb_create_window(x->c, 0, w, root, 0, 0, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
+    return w;
 }
 
 /* Convert the selection to `target` on window w and take the answer's property (at most `words`
@@ -164,8 +187,12 @@ static void name_owner(const cx11_link *x, xcb_window_t owner, double deadline, 
     snprintf(out, size, "the X window 0x%x", owner);
     char comm[64];
     uint32_t pid = server_known_pid(x, owner, deadline);
-    if (pid == 0 || !process_name(pid, comm, sizeof comm)) pid = window_pid(x, owner, deadline);
-    if (pid != 0 && process_name(pid, comm, sizeof comm)) {
+    int named = pid != 0 && process_name(pid, comm, sizeof comm);
+    if (!named) {
+        pid = window_pid(x, owner, deadline);
+        named = pid != 0 && process_name(pid, comm, sizeof comm);
+    }
+    if (named) {
         snprintf(out, size, "%s (pid %u)", comm, pid);
         return;
     }
@@ -194,16 +221,11 @@ static void pause_until(const cx11_link *x, double until) {
 int cx11_clear_check_token_shown(cx11_clear_check *k, const cx11_link *x, xcb_window_t root,
                                  const cx11_content *secret) {
     if (k->report[0] == 0 || secret == NULL) return 0;
-    k->hash = ud_clear_hash(secret->bytes, secret->len);
-    k->len = secret->len;
+    remember(k, secret);
     double deadline = ud_now() + 1.0;
-    xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(x->c, x->selection);
-    xcb_get_selection_owner_reply_t *r = cx11_reply(x->c, ck.sequence, deadline, NULL);
-    xcb_window_t owner = r != NULL ? r->owner : XCB_NONE;
-    free(r);
-    if (owner == XCB_NONE || owner == x->window) return 0;
-    xcb_window_t w = xcb_generate_id(x->c);
-    xcb_create_window(x->c, 0, w, root, 0, 0, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
+    xcb_window_t owner = XCB_NONE;
+    if (!selection_owner(x, deadline, &owner) || owner == XCB_NONE || owner == x->window) return 0;
+    xcb_window_t w = reader_window(x, root);
     int shown = look(x, w, k, deadline) == LOOK_TOKEN;
     xcb_destroy_window(x->c, w);
     return shown;
@@ -213,16 +235,13 @@ void cx11_clear_check_run(cx11_clear_check *k, const cx11_link *x, xcb_window_t 
     if (!k->armed) return;
     k->armed = 0;
     double until = ud_now() + UD_CLEAR_CHECK_SECONDS, looked_at = 0;
-    xcb_window_t w = xcb_generate_id(x->c), seen = XCB_NONE;
-    xcb_create_window(x->c, 0, w, root, 0, 0, 1, 1, 0, XCB_WINDOW_CLASS_INPUT_ONLY, XCB_COPY_FROM_PARENT, 0, NULL);
+    xcb_window_t w = reader_window(x, root), seen = XCB_NONE;
     look_result got = LOOK_NOTHING;
     while (got == LOOK_NOTHING && ud_now() < until) {
         double deadline = ud_now() + 1.0;
-        xcb_get_selection_owner_cookie_t ck = xcb_get_selection_owner(x->c, x->selection);
-        xcb_get_selection_owner_reply_t *r = cx11_reply(x->c, ck.sequence, deadline, NULL);
-        if (r == NULL) return; /* the server went or stopped answering: the report stays as it was */
-        xcb_window_t owner = r->owner;
-        free(r);
+        xcb_window_t owner = XCB_NONE;
+        /* The server went or stopped answering: the report stays as it was. */
+        if (!selection_owner(x, deadline, &owner)) return;
         if (owner != XCB_NONE && (owner != seen || ud_now() - looked_at >= CX11_CLEAR_RELOOK_EVERY)) {
             seen = owner;
             looked_at = ud_now();
