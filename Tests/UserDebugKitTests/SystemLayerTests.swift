@@ -41,7 +41,7 @@ import Testing
     /// `copy-token` run waited 14 s for a clipboard manager another test had started, and the
     /// token's 2 s clear came first).
     @Test func aChildHoldsNoDescriptorOpenedAfterTheFirstSpawn() throws {
-        #expect(try shell("exit 0") == .exited(0))  // the one-time mark of inherited descriptors is done
+        #expect(try shell("exit 0") == .exited(0))  // a spawn before the pipe exists: nothing done once covers it
         var ends: [Int32] = [-1, -1]
         try #require(pipe(&ends) == 0)
         defer { close(ends[0]) }

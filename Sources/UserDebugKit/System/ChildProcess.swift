@@ -78,7 +78,6 @@ package struct ChildProcess: Sendable {
         throws(SystemError) -> ChildProcess
     {
         precondition(!argv.isEmpty, "argv needs a program")
-        _ = inheritedDescriptorsMarked
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -90,10 +89,12 @@ package struct ChildProcess: Sendable {
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             }
         }
-        // And nothing else: a descriptor another thread opened without close-on-exec while we
-        // spawn (a pipe of Foundation's, which the test runner makes by the hundred) would stay
-        // open in the child for as long as it lives, and whoever reads that pipe would wait
-        // for its end that long. The mark below is once, for what we inherited; this is every time.
+        // And nothing else. A descriptor left open in the child keeps its pipe open for as long as
+        // the child lives, and whoever reads that pipe waits that long for its end: one we
+        // inherited (a curl still waiting for a slow backend after we exit would hold our
+        // caller's pipe, and rofi or a script reading our output with it), or one another thread
+        // opened without close-on-exec while we spawn (a pipe of Foundation's, which the test
+        // runner makes by the hundred). Ours are close-on-exec from the start (`FileDescriptor.pipe`).
         let closing = ud_spawn_close_from(&actions, 3)
         guard closing == 0 else { throw SystemError(closing) }
         var attributes = posix_spawnattr_t()
@@ -118,25 +119,6 @@ package struct ChildProcess: Sendable {
         guard spawned == 0 else { throw SystemError(spawned) }
         return ChildProcess(pid: pid)
     }
-
-    /// Descriptors above 2 that we inherited open (a hotkey tool's, a test runner's pipe) are
-    /// marked close-on-exec, once, before the first spawn: a child must not hold them. A curl
-    /// still waiting for a slow backend after we exit would otherwise keep our caller's pipe
-    /// open, and the caller (rofi, a script reading our output) waiting with it. Ours are
-    /// close-on-exec from the start (`FileDescriptor.pipe`).
-    private static let inheritedDescriptorsMarked: Void = {
-        guard let directory = opendir("/proc/self/fd") else { return }
-        defer { closedir(directory) }
-        let own = dirfd(directory)
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard let fd = Int32(name), fd > 2, fd != own else { continue }
-            let flags = fcntl(fd, F_GETFD)
-            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
-        }
-    }()
 
     private static func setSignals(_ attributes: inout posix_spawnattr_t, defaults: DefaultSignals) {
         var none = sigset_t()
